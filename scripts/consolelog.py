@@ -25,7 +25,6 @@ def kernel_problems(console):
     return [line.strip() for line in console.splitlines() if _PROBLEM.search(line)]
 
 
-_KTAP = re.compile(r"^\s*(?:\[[ \d.]+\]\s*)?(\s*)(not ok|ok) (\d+) ([^#]*?)\s*(?:#\s*(\w+)(.*))?$")
 
 
 def kunit_results(console):
@@ -39,7 +38,7 @@ def kunit_results(console):
         line = re.sub(r"^\[[ \d.]+\]\s?", "", raw)
         m = re.match(r"^(\s*)# Subtest: (\S+)", line)
         if m:
-            suite, indent_of_cases = m.group(2), len(m.group(1)) + 4
+            suite, indent_of_cases = m.group(2), len(m.group(1))
             continue
         m = re.match(r"^(\s*)(not ok|ok) \d+ (.*?)\s*(?:#\s*(SKIP|skip)\b.*)?$", line)
         if not m or suite is None:

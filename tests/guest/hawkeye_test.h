@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Helpers shared by hawkeye's guest tests (kselftest harness). */
+#ifndef HAWKEYE_TEST_H
+#define HAWKEYE_TEST_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdint.h>
+#include <unistd.h>
+#include <sys/mman.h>
+
+#define PAGE_SZ 4096UL
+#define HPAGE_SZ (2UL << 20)
+#define THP_SYSFS "/sys/kernel/mm/transparent_hugepage/"
+
+static inline int read_file(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return -1;
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return 0;
+}
+
+static inline int write_file(const char *path, const char *val)
+{
+	FILE *f = fopen(path, "w");
+	int ret;
+
+	if (!f)
+		return -1;
+	ret = fputs(val, f) < 0 ? -1 : 0;
+	if (fclose(f))
+		ret = -1;
+	return ret;
+}
+
+/* The selected word of a sysfs choice file such as "always [madvise] never". */
+static inline int read_choice(const char *path, char *out, size_t len)
+{
+	char buf[256], *l, *r;
+
+	if (read_file(path, buf, sizeof(buf)))
+		return -1;
+	l = strchr(buf, '[');
+	r = l ? strchr(l, ']') : NULL;
+	if (!r || (size_t)(r - l) >= len)
+		return -1;
+	memcpy(out, l + 1, r - l - 1);
+	out[r - l - 1] = '\0';
+	return 0;
+}
+
+/* A counter from /proc/vmstat, or -1. */
+static inline long vmstat(const char *name)
+{
+	char line[128];
+	size_t n = strlen(name);
+	long val = -1;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, n) && line[n] == ' ') {
+			val = atol(line + n + 1);
+			break;
+		}
+	fclose(f);
+	return val;
+}
+
+/* A field (in kB) of the /proc/self/smaps entry that holds addr, or -1. */
+static inline long smaps_kb(void *addr, const char *field)
+{
+	unsigned long start, end, a = (unsigned long)addr;
+	char line[256];
+	size_t n = strlen(field);
+	int in = 0;
+	long val = -1;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &start, &end) == 2 && strchr(line, ' ') &&
+		    line[strspn(line, "0123456789abcdef")] == '-') {
+			in = a >= start && a < end;
+			continue;
+		}
+		if (in && !strncmp(line, field, n) && line[n] == ':') {
+			val = atol(line + n + 1);
+			break;
+		}
+	}
+	fclose(f);
+	return val;
+}
+
+/* An anonymous mapping of len bytes whose start is 2 MB aligned. */
+static inline char *map_aligned(size_t len)
+{
+	char *p = mmap(NULL, len + HPAGE_SZ, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *a;
+
+	if (p == MAP_FAILED)
+		return NULL;
+	a = (char *)(((uintptr_t)p + HPAGE_SZ - 1) & ~(HPAGE_SZ - 1));
+	if (a > p)
+		munmap(p, a - p);
+	munmap(a + len, p + HPAGE_SZ - a);
+	return a;
+}
+
+/* The byte every test writes at offset i: never zero, position dependent. */
+static inline unsigned char pattern(size_t i, unsigned int seed)
+{
+	return (unsigned char)((i * 31 + seed) % 251 + 1);
+}
+
+#endif

@@ -1,0 +1,41 @@
+"""How make test turns guest output into counts."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from run import count_one, parse_guest_output  # noqa: E402
+
+
+def test_kselftest_totals_are_used():
+    body = ["ok 1 a", "not ok 2 b", "# Totals: pass:5 fail:1 xfail:1 xpass:0 skip:3 error:0"]
+    assert count_one(body, 1) == (6, 1, 3, "")
+
+
+def test_plain_programs_count_once():
+    assert count_one(["Run test: x", "OK"], 0) == (1, 0, 0, "")
+    assert count_one([], 4) == (0, 0, 1, "skipped")
+    assert count_one([], 1) == (0, 1, 0, "exit status 1")
+
+
+def test_timeout_and_bad_status_fail():
+    assert count_one(["# Totals: pass:3 fail:0 xfail:0 xpass:0 skip:0 error:0"], 124)[1] == 1
+    assert count_one(["# Totals: pass:3 fail:0 xfail:0 xpass:0 skip:0 error:0"], 139)[1] == 1
+
+
+def test_frames():
+    out = "\n".join([
+        "boot noise",
+        "### BEGIN hawkeye/t1",
+        "# Totals: pass:2 fail:0 xfail:0 xpass:0 skip:1 error:0",
+        "### END hawkeye/t1 rc=0 secs=3",
+        "### BEGIN upstream/khugepaged",
+        "Run test: collapse_full",
+        "### END upstream/khugepaged rc=0 secs=30",
+        "### BEGIN upstream/cow",
+        "ok 1 partial",
+    ])
+    assert parse_guest_output(out) == [
+        ("hawkeye/t1", 2, 0, 1, ""),
+        ("upstream/khugepaged", 1, 0, 0, ""),
+        ("upstream/cow", 0, 1, 0, "never finished (guest died?)"),
+    ]

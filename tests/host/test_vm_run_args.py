@@ -1,0 +1,29 @@
+"""scripts/vm-run refuses bad arguments before it builds or boots anything."""
+import os
+import subprocess
+
+VM_RUN = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "vm-run")
+
+
+def vm_run(*args):
+    return subprocess.run([VM_RUN, *args], capture_output=True, text=True, timeout=30)
+
+
+def test_no_command():
+    r = vm_run("--mem", "1G")
+    assert r.returncode == 2 and "no command" in r.stderr
+
+
+def test_bad_memory_size():
+    r = vm_run("--mem", "lots", "--", "true")
+    assert r.returncode == 2 and "--mem" in r.stderr
+
+
+def test_bad_flavour():
+    r = vm_run("--flavour", "fast", "--", "true")
+    assert r.returncode == 2 and "flavour" in r.stderr
+
+
+def test_bad_cpus_and_swap():
+    assert vm_run("--cpus", "0", "--", "true").returncode == 2
+    assert vm_run("--swap", "x", "--", "true").returncode == 2

@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""`make test`: every test of hawkeye, one summary.
+
+Builds the debug kernel, the upstream THP selftests of the pinned tree and
+our own guest tests; runs them all in one debug-kernel VM; reads KUnit's
+results from that boot's console log; runs the host tests (pytest). Ends
+with one line `N passed, N failed, N skipped` and a non-zero status if
+anything failed or nothing ran.
+"""
+import argparse
+import glob
+import os
+import re
+import subprocess
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, "scripts"))
+from consolelog import kunit_results  # noqa: E402
+
+BUILD = os.path.join(REPO, "build")
+OUT = os.path.join(BUILD, "tests")
+KTREE = os.path.join(BUILD, "linux")
+SELFTESTS = os.path.join(OUT, "selftests-mm")
+
+# Upstream mm selftests that guard THP behaviour: name, time limit (s), args.
+UPSTREAM = [
+    ("khugepaged", 900, "-s 2 all:anon"),
+    ("split_huge_page_test", 1200, ""),
+    ("cow", 900, ""),
+    # transhuge-stress runs until -d seconds have passed.
+    ("transhuge-stress", 120, "-d 30 256"),
+]
+GUEST_TEST_LIMIT = 600
+
+
+def run(cmd, **kw):
+    print("+", " ".join(cmd), flush=True)
+    return subprocess.run(cmd, check=True, **kw)
+
+
+def build_kernel():
+    r = subprocess.run([os.path.join(REPO, "scripts", "build-kernel"), "--flavour", "debug"],
+                       stdout=subprocess.PIPE, text=True, check=True)
+    return r.stdout.strip().splitlines()[-1]
+
+
+def build_upstream_selftests():
+    obj = os.path.join(BUILD, "obj-debug")
+    run(["make", "-s", "-C", KTREE, f"O={obj}", "headers"])
+    os.makedirs(SELFTESTS, exist_ok=True)
+    run(["make", "-s", "-C", os.path.join(KTREE, "tools/testing/selftests/mm"),
+         f"OUTPUT={SELFTESTS}", f"KHDR_INCLUDES=-isystem {obj}/usr/include", "-j2"]
+        + [os.path.join(SELFTESTS, name) for name, _, _ in UPSTREAM])
+
+
+def build_guest_tests():
+    """Our guest tests: tests/guest/*.c, on the kernel's kselftest harness."""
+    out = os.path.join(OUT, "guest")
+    os.makedirs(out, exist_ok=True)
+    selftests = os.path.join(KTREE, "tools/testing/selftests")
+    built = []
+    for src in sorted(glob.glob(os.path.join(REPO, "tests", "guest", "*.c"))):
+        exe = os.path.join(out, os.path.basename(src)[:-2])
+        run(["cc", "-O2", "-g", "-Wall", "-Werror", "-D_GNU_SOURCE",
+             f"-I{selftests}", f"-I{os.path.join(REPO, 'tests', 'guest')}",
+             "-o", exe, src, "-lpthread"])
+        built.append(exe)
+    return built
+
+
+def write_manifest(guest_tests):
+    path = os.path.join(OUT, "manifest")
+    with open(path, "w") as f:
+        for exe in guest_tests:
+            f.write(f"hawkeye/{os.path.basename(exe)} {GUEST_TEST_LIMIT} {exe}\n")
+        for name, limit, args in UPSTREAM:
+            f.write(f"upstream/{name} {limit} {os.path.join(SELFTESTS, name)} {args}\n")
+    return path
+
+
+_TOTALS = re.compile(r"^# Totals: pass:(\d+) fail:(\d+) xfail:(\d+) xpass:(\d+) skip:(\d+) error:(\d+)")
+
+
+def parse_guest_output(text):
+    """Per test: (name, passed, failed, skipped, note), from run-in-guest.sh's frames."""
+    results, name, body = [], None, []
+    for line in text.splitlines():
+        m = re.match(r"^### BEGIN (\S+)", line)
+        if m:
+            name, body = m.group(1), []
+            continue
+        m = re.match(r"^### END (\S+) rc=(\d+)", line)
+        if m and name == m.group(1):
+            results.append((name,) + count_one(body, int(m.group(2))))
+            name = None
+            continue
+        if name:
+            body.append(line)
+    if name:
+        results.append((name, 0, 1, 0, "never finished (guest died?)"))
+    return results
+
+
+def count_one(body, rc):
+    """(passed, failed, skipped, note) of one test from its output and status."""
+    if rc == 124:
+        return 0, 1, 0, "timed out"
+    for line in reversed(body):
+        m = _TOTALS.match(line)
+        if m:
+            p, f, xf, xp, s, e = map(int, m.groups())
+            failed = f + xp + e
+            note = ""
+            if rc not in (0, 4) and failed == 0:
+                failed, note = 1, f"exit status {rc}"
+            return p + xf, failed, s, note
+    if rc == 0:
+        return 1, 0, 0, ""
+    if rc == 4:  # KSFT_SKIP
+        return 0, 0, 1, "skipped"
+    return 0, 1, 0, f"exit status {rc}"
+
+
+def run_pytest():
+    r = subprocess.run([os.path.join(BUILD, "venv", "bin", "pytest"), "-q", "-p", "no:cacheprovider",
+                        os.path.join(REPO, "tests", "host")], stdout=subprocess.PIPE, text=True)
+    print(r.stdout, end="")
+    counts = {"passed": 0, "failed": 0, "skipped": 0, "error": 0, "errors": 0}
+    last = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
+    for n, what in re.findall(r"(\d+) (passed|failed|skipped|errors?)", last):
+        counts[what] += int(n)
+    failed = counts["failed"] + counts["error"] + counts["errors"]
+    if r.returncode not in (0, 5) and failed == 0:
+        failed = 1
+    return counts["passed"], failed, counts["skipped"]
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--host-only", action="store_true", help="only the host tests (no kernel, no VM)")
+    a = ap.parse_args(argv)
+    groups = []  # (group, name, passed, failed, skipped, note)
+
+    if not a.host_only:
+        subprocess.run([os.path.join(REPO, "scripts", "setup-host")], check=True)
+        image = build_kernel()
+        build_upstream_selftests()
+        manifest = write_manifest(build_guest_tests())
+        console = os.path.join(OUT, "console.log")
+        cmd = [os.path.join(REPO, "scripts", "vm-run"), "--kernel", image, "--mem", "2G",
+               "--cpus", "2", "--swap", "1G", "--log", console, "--timeout", "3000", "--",
+               os.path.join(REPO, "tests", "guest", "run-in-guest.sh"), manifest]
+        print("+", " ".join(cmd), flush=True)
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, errors="replace")
+        out = []
+        for line in proc.stdout:
+            print(line, end="", flush=True)
+            out.append(line)
+        rc = proc.wait()
+        with open(os.path.join(OUT, "guest.out"), "w") as f:
+            f.writelines(out)
+        for name, p, f_, s, note in parse_guest_output("".join(out)):
+            group, _, short = name.partition("/")
+            groups.append((group, short, p, f_, s, note))
+        if rc != 0:
+            groups.append(("vm", "guest run", 0, 1, 0, f"vm-run exit status {rc} (console: {console})"))
+        if os.path.exists(console):
+            with open(console, errors="replace") as f:
+                for suite, case, result in kunit_results(f.read()):
+                    groups.append(("kunit", f"{suite}.{case}", int(result == "pass"),
+                                   int(result == "fail"), int(result == "skip"), ""))
+
+    p, f_, s = run_pytest()
+    groups.append(("host", "pytest", p, f_, s, ""))
+
+    print("\n==== hawkeye test summary ====")
+    for group in dict.fromkeys(g[0] for g in groups):
+        rows = [g for g in groups if g[0] == group]
+        tp, tf, ts = (sum(r[i] for r in rows) for i in (2, 3, 4))
+        print(f"{group:10s} {tp:5d} passed {tf:4d} failed {ts:4d} skipped  ({len(rows)} programs/cases)")
+        for r in rows:
+            if r[3] or r[5]:
+                print(f"    {'FAIL' if r[3] else 'note'}: {r[1]}: {r[5] or 'failed'}")
+    tp, tf, ts = (sum(g[i] for g in groups) for i in (2, 3, 4))
+    print(f"{tp} passed, {tf} failed, {ts} skipped")
+    return 1 if tf or tp == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
