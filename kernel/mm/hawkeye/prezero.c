@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * HawkEye async pre-zeroing.
+ *
+ * A kernel thread per node takes free buddy blocks of at least huge page
+ * size off the free lists, zeroes them with non-temporal stores, and puts
+ * them back at the tail of their free list marked PageZeroed(). The blocks
+ * stay free memory: any allocation may take them, and the allocator hands
+ * them first to __GFP_ZERO allocations (anonymous faults, THP faults with
+ * pre-zeroing on), which then skip zeroing. The thread is rate limited,
+ * runs at the lowest priority and leaves zones alone while they are short
+ * of free memory.
+ *
+ * See Documentation/admin-guide/mm/hawkeye.rst.
+ */
+#define pr_fmt(fmt) "hawkeye: " fmt
+
+#include <linux/freezer.h>
+#include <linux/hawkeye.h>
+#include <linux/highmem.h>
+#include <linux/hrtimer.h>
+#include <linux/huge_mm.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/mmzone.h>
+#include <linux/mutex.h>
+#include <linux/nodemask.h>
+#include <linux/sched.h>
+#include <linux/vmstat.h>
+
+#include "../internal.h"
+#include "hawkeye.h"
+
+/* Smaller free blocks are left alone: they are reused or merged soon. */
+#define PREZERO_ORDER	HPAGE_PMD_ORDER
+
+DEFINE_STATIC_KEY_FALSE(hawkeye_prezero_key);
+
+struct hawkeye_prezero_params hawkeye_prezero = {
+	.rate = 10000,		/* the paper's: at most ~10k pages a second */
+	.target_mb = 0,
+	.nontemporal = true,
+};
+
+static DEFINE_MUTEX(prezero_mutex);
+static struct task_struct *prezero_threads[MAX_NUMNODES];
+
+/* Non-temporal stores do not pull the page into the cache. */
+static void clear_page_nt(void *addr)
+{
+#ifdef CONFIG_X86_64
+	char *p = addr, *end = p + PAGE_SIZE;
+
+	for (; p < end; p += 64)
+		asm volatile("movnti %1, 0(%0)\n\t"
+			     "movnti %1, 8(%0)\n\t"
+			     "movnti %1, 16(%0)\n\t"
+			     "movnti %1, 24(%0)\n\t"
+			     "movnti %1, 32(%0)\n\t"
+			     "movnti %1, 40(%0)\n\t"
+			     "movnti %1, 48(%0)\n\t"
+			     "movnti %1, 56(%0)"
+			     : : "r" (p), "r" (0UL) : "memory");
+#else
+	clear_page(addr);
+#endif
+}
+
+static void zero_block(struct page *page, unsigned int order, bool nt)
+{
+	unsigned long i;
+
+	for (i = 0; i < (1UL << order); i++) {
+		void *addr = kmap_local_page(page + i);
+
+		if (nt)
+			clear_page_nt(addr);
+		else
+			clear_page(addr);
+		kunmap_local(addr);
+		if ((i & 63) == 63)
+			cond_resched();
+	}
+	if (nt)
+		wmb();	/* non-temporal stores land before the page is marked zeroed */
+}
+
+/*
+ * Zero one free block of @zone. Returns the number of pages zeroed, 0 when
+ * the zone has no unzeroed block or is short of free memory.
+ */
+static unsigned long prezero_one_block(struct zone *zone, bool nt)
+{
+	struct page *page = NULL;
+	int order;
+
+	spin_lock_irq(&zone->lock);
+	/* Leave memory alone while reclaim may need it. */
+	if (!zone_watermark_ok(zone, 0, high_wmark_pages(zone) + MAX_ORDER_NR_PAGES,
+			       zone_idx(zone), 0))
+		goto out_unlock;
+	for (order = MAX_PAGE_ORDER; order >= PREZERO_ORDER; order--) {
+		struct list_head *list =
+			&zone->free_area[order].free_list[MIGRATE_MOVABLE];
+
+		/* Zeroed blocks are put back at the tail: check the head. */
+		page = list_first_entry_or_null(list, struct page, buddy_list);
+		if (page && !PageZeroed(page))
+			break;
+		page = NULL;
+	}
+	if (!page || !__isolate_free_page(page, order)) {
+		page = NULL;
+		goto out_unlock;
+	}
+	spin_unlock_irq(&zone->lock);
+
+	zero_block(page, order, nt);
+
+	spin_lock_irq(&zone->lock);
+	__SetPageZeroed(page);
+	__putback_isolated_page(page, order, get_pageblock_migratetype(page));
+	spin_unlock_irq(&zone->lock);
+
+	count_vm_events(HAWKEYE_PREZERO_PAGES, 1UL << order);
+	return 1UL << order;
+
+out_unlock:
+	spin_unlock_irq(&zone->lock);
+	return 0;
+}
+
+static unsigned long node_free_zeroed(pg_data_t *pgdat)
+{
+	unsigned long nr = 0;
+	int z;
+
+	for (z = 0; z < MAX_NR_ZONES; z++)
+		nr += zone_page_state_snapshot(&pgdat->node_zones[z], NR_FREE_ZEROED);
+	return nr;
+}
+
+static unsigned long prezero_node(pg_data_t *pgdat)
+{
+	unsigned long target = READ_ONCE(hawkeye_prezero.target_mb) << (20 - PAGE_SHIFT);
+	bool nt = READ_ONCE(hawkeye_prezero.nontemporal);
+	unsigned long done;
+	int z;
+
+	if (target && node_free_zeroed(pgdat) >= target)
+		return 0;
+	for (z = MAX_NR_ZONES - 1; z >= 0; z--) {
+		struct zone *zone = &pgdat->node_zones[z];
+
+		if (!populated_zone(zone))
+			continue;
+		done = prezero_one_block(zone, nt);
+		if (done)
+			return done;
+	}
+	return 0;
+}
+
+/* How long zeroing @pages may take at @rate pages a second; 0: no limit. */
+static u64 prezero_budget_ns(unsigned long pages, unsigned int rate)
+{
+	return rate ? div_u64((u64)pages * NSEC_PER_SEC, rate) : 0;
+}
+
+static int prezero_thread(void *data)
+{
+	pg_data_t *pgdat = data;
+	ktime_t next = ktime_get();
+
+	set_freezable();
+	set_user_nice(current, MAX_NICE);
+
+	while (!kthread_should_stop()) {
+		unsigned long done = prezero_node(pgdat);
+		ktime_t now = ktime_get();
+
+		try_to_freeze();
+		if (!done) {
+			/* Nothing to zero: look again in a second. */
+			schedule_timeout_interruptible(HZ);
+			next = ktime_get();
+			continue;
+		}
+		/* Token bucket: pay for what was zeroed, never bank idle time. */
+		next = ktime_add_ns(ktime_after(next, now) ? next : now,
+				    prezero_budget_ns(done, READ_ONCE(hawkeye_prezero.rate)));
+		if (ktime_after(next, now)) {
+			set_current_state(TASK_INTERRUPTIBLE);
+			schedule_hrtimeout_range(&next, NSEC_PER_MSEC, HRTIMER_MODE_ABS);
+		} else {
+			cond_resched();
+		}
+	}
+	return 0;
+}
+
+/* Debug options that write or unmap free pages rule pre-zeroing out. */
+static const char *prezero_unsupported(void)
+{
+	if (want_init_on_free())
+		return "init_on_free already zeroes pages as they are freed";
+	if (page_poisoning_enabled_static())
+		return "page poisoning writes free pages";
+	if (debug_pagealloc_enabled_static())
+		return "debug_pagealloc unmaps free pages";
+	return NULL;
+}
+
+static void prezero_stop_threads(void)
+{
+	int nid;
+
+	for_each_node(nid) {
+		if (prezero_threads[nid]) {
+			kthread_stop(prezero_threads[nid]);
+			prezero_threads[nid] = NULL;
+		}
+	}
+}
+
+int hawkeye_prezero_set_enabled(bool on)
+{
+	const char *why;
+	int nid, ret = 0;
+
+	mutex_lock(&prezero_mutex);
+	if (on == hawkeye_prezero_enabled())
+		goto out;
+	if (!on) {
+		static_branch_disable(&hawkeye_prezero_key);
+		prezero_stop_threads();
+		goto out;
+	}
+	why = prezero_unsupported();
+	if (why) {
+		pr_warn("pre-zeroing not enabled: %s\n", why);
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
+	for_each_node_state(nid, N_MEMORY) {
+		struct task_struct *t = kthread_run(prezero_thread, NODE_DATA(nid),
+						    "hawkeye_zerod%d", nid);
+
+		if (IS_ERR(t)) {
+			ret = PTR_ERR(t);
+			prezero_stop_threads();
+			goto out;
+		}
+		prezero_threads[nid] = t;
+	}
+	static_branch_enable(&hawkeye_prezero_key);
+out:
+	mutex_unlock(&prezero_mutex);
+	return ret;
+}
+
+int hawkeye_prezero_set_rate(unsigned int rate)
+{
+	if (rate > HAWKEYE_PREZERO_MAX_RATE)
+		return -EINVAL;
+	WRITE_ONCE(hawkeye_prezero.rate, rate);
+	return 0;
+}
+
+int hawkeye_prezero_set_target_mb(unsigned long mb)
+{
+	if (mb > (totalram_pages() >> (20 - PAGE_SHIFT)))
+		return -EINVAL;
+	WRITE_ONCE(hawkeye_prezero.target_mb, mb);
+	return 0;
+}
+
+void __hawkeye_count_zeroing(unsigned int order, gfp_t gfp, bool prezeroed)
+{
+	/* User memory is movable; page tables and the like are not counted. */
+	if (!(gfp & __GFP_MOVABLE))
+		return;
+	if (order == 0)
+		count_vm_event(prezeroed ? HAWKEYE_FAULT_PREZEROED_4K :
+			       HAWKEYE_FAULT_SYNC_ZERO_4K);
+	else if (order == HPAGE_PMD_ORDER)
+		count_vm_event(prezeroed ? HAWKEYE_FAULT_PREZEROED_2M :
+			       HAWKEYE_FAULT_SYNC_ZERO_2M);
+}
+
+static bool prezero_at_boot __initdata;
+
+static int __init setup_hawkeye_prezero(char *s)
+{
+	return kstrtobool(s, &prezero_at_boot) == 0;
+}
+__setup("hawkeye_prezero=", setup_hawkeye_prezero);
+
+static int __init hawkeye_prezero_init(void)
+{
+	if (prezero_at_boot)
+		hawkeye_prezero_set_enabled(true);
+	return 0;
+}
+late_initcall(hawkeye_prezero_init);
+
+#ifdef CONFIG_HAWKEYE_KUNIT_TEST
+#include "tests/prezero-kunit.h"
+#endif

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * HawkEye's sysfs interface: /sys/kernel/mm/hawkeye/.
+ *
+ * Every store parses its whole input and changes nothing unless it is
+ * valid: -EINVAL for bad input.
+ */
+#define pr_fmt(fmt) "hawkeye: " fmt
+
+#include <linux/hawkeye.h>
+#include <linux/init.h>
+#include <linux/kobject.h>
+#include <linux/mm.h>
+#include <linux/sysfs.h>
+
+#include "hawkeye.h"
+
+/* "0" or "1", nothing else: a knob is never set by a typo. */
+static int parse_bool01(const char *buf, bool *val)
+{
+	unsigned int v;
+	int ret = kstrtouint(buf, 10, &v);
+
+	if (ret)
+		return ret;
+	if (v > 1)
+		return -EINVAL;
+	*val = v;
+	return 0;
+}
+
+static ssize_t enabled_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%d\n", hawkeye_prezero_enabled());
+}
+
+static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
+			     const char *buf, size_t count)
+{
+	bool on;
+	int ret = parse_bool01(buf, &on);
+
+	if (!ret)
+		ret = hawkeye_prezero_set_enabled(on);
+	return ret ? ret : count;
+}
+
+static ssize_t rate_show(struct kobject *kobj, struct kobj_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(hawkeye_prezero.rate));
+}
+
+static ssize_t rate_store(struct kobject *kobj, struct kobj_attribute *attr,
+			  const char *buf, size_t count)
+{
+	unsigned int rate;
+	int ret = kstrtouint(buf, 10, &rate);
+
+	if (!ret)
+		ret = hawkeye_prezero_set_rate(rate);
+	return ret ? ret : count;
+}
+
+static ssize_t target_mb_show(struct kobject *kobj, struct kobj_attribute *attr,
+			      char *buf)
+{
+	return sysfs_emit(buf, "%lu\n", READ_ONCE(hawkeye_prezero.target_mb));
+}
+
+static ssize_t target_mb_store(struct kobject *kobj, struct kobj_attribute *attr,
+			       const char *buf, size_t count)
+{
+	unsigned long mb;
+	int ret = kstrtoul(buf, 10, &mb);
+
+	if (!ret)
+		ret = hawkeye_prezero_set_target_mb(mb);
+	return ret ? ret : count;
+}
+
+static ssize_t nontemporal_show(struct kobject *kobj, struct kobj_attribute *attr,
+				char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(hawkeye_prezero.nontemporal));
+}
+
+static ssize_t nontemporal_store(struct kobject *kobj, struct kobj_attribute *attr,
+				 const char *buf, size_t count)
+{
+	bool nt;
+	int ret = parse_bool01(buf, &nt);
+
+	if (ret)
+		return ret;
+	WRITE_ONCE(hawkeye_prezero.nontemporal, nt);
+	return count;
+}
+
+static struct kobj_attribute enabled_attr = __ATTR_RW(enabled);
+static struct kobj_attribute rate_attr = __ATTR_RW(rate);
+static struct kobj_attribute target_mb_attr = __ATTR_RW(target_mb);
+static struct kobj_attribute nontemporal_attr = __ATTR_RW(nontemporal);
+
+static struct attribute *prezero_attrs[] = {
+	&enabled_attr.attr,
+	&rate_attr.attr,
+	&target_mb_attr.attr,
+	&nontemporal_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group prezero_group = {
+	.name = "prezero",
+	.attrs = prezero_attrs,
+};
+
+static int __init hawkeye_sysfs_init(void)
+{
+	struct kobject *kobj = kobject_create_and_add("hawkeye", mm_kobj);
+	int ret;
+
+	if (!kobj)
+		return -ENOMEM;
+	ret = sysfs_create_group(kobj, &prezero_group);
+	if (ret) {
+		pr_err("cannot create sysfs files: %d\n", ret);
+		kobject_put(kobj);
+	}
+	return ret;
+}
+subsys_initcall(hawkeye_sysfs_init);

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * KUnit tests of HawkEye pre-zeroing, built into prezero.c so that they
+ * reach its static functions.
+ */
+#ifndef _MM_HAWKEYE_PREZERO_KUNIT_H
+#define _MM_HAWKEYE_PREZERO_KUNIT_H
+
+#include <kunit/test.h>
+#include <linux/string.h>
+
+static void prezero_test_zero_block(struct kunit *test, bool nt)
+{
+	const unsigned int order = 2;
+	struct page *page = alloc_pages(GFP_KERNEL, order);
+	unsigned long i;
+
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	for (i = 0; i < (1UL << order); i++)
+		memset(page_address(page + i), 0x5a, PAGE_SIZE);
+	zero_block(page, order, nt);
+	for (i = 0; i < (1UL << order); i++)
+		KUNIT_EXPECT_NULL(test, memchr_inv(page_address(page + i), 0, PAGE_SIZE));
+	__free_pages(page, order);
+}
+
+static void prezero_test_zero_block_nt(struct kunit *test)
+{
+	prezero_test_zero_block(test, true);
+}
+
+static void prezero_test_zero_block_cached(struct kunit *test)
+{
+	prezero_test_zero_block(test, false);
+}
+
+static void prezero_test_budget(struct kunit *test)
+{
+	/* The paper's default: 10k pages a second, one 2 MB block. */
+	KUNIT_EXPECT_EQ(test, prezero_budget_ns(512, 10000), 51200000ULL);
+	KUNIT_EXPECT_EQ(test, prezero_budget_ns(1024, 1), 1024ULL * NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, prezero_budget_ns(512, 0), 0ULL);
+}
+
+static void prezero_test_bad_knobs_change_nothing(struct kunit *test)
+{
+	unsigned int rate = hawkeye_prezero.rate;
+	unsigned long target = hawkeye_prezero.target_mb;
+
+	KUNIT_EXPECT_EQ(test, hawkeye_prezero_set_rate(HAWKEYE_PREZERO_MAX_RATE + 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, hawkeye_prezero.rate, rate);
+	KUNIT_EXPECT_EQ(test, hawkeye_prezero_set_target_mb(ULONG_MAX), -EINVAL);
+	KUNIT_EXPECT_EQ(test, hawkeye_prezero.target_mb, target);
+
+	KUNIT_EXPECT_EQ(test, hawkeye_prezero_set_rate(rate + 1), 0);
+	KUNIT_EXPECT_EQ(test, hawkeye_prezero.rate, rate + 1);
+	KUNIT_EXPECT_EQ(test, hawkeye_prezero_set_rate(rate), 0);
+}
+
+/* A zeroed block is counted as free and zeroed, and stays free memory. */
+static void prezero_test_one_block_is_counted(struct kunit *test)
+{
+	struct page *probe = alloc_page(GFP_HIGHUSER_MOVABLE);
+	struct zone *zone;
+	unsigned long free, zeroed, done;
+
+	KUNIT_ASSERT_NOT_NULL(test, probe);
+	zone = page_zone(probe);
+	__free_page(probe);
+
+	free = zone_page_state_snapshot(zone, NR_FREE_PAGES);
+	zeroed = zone_page_state_snapshot(zone, NR_FREE_ZEROED);
+	done = prezero_one_block(zone, true);
+	if (!done)
+		kunit_skip(test, "no free huge block in %s", zone->name);
+	KUNIT_EXPECT_GE(test, done, 1UL << PREZERO_ORDER);
+	KUNIT_EXPECT_GE(test, zone_page_state_snapshot(zone, NR_FREE_ZEROED),
+			zeroed + done);
+	/* Other allocations may come and go; a 2 MB block did not vanish. */
+	KUNIT_EXPECT_GT(test, zone_page_state_snapshot(zone, NR_FREE_PAGES) + 256,
+			free);
+}
+
+static struct kunit_case hawkeye_prezero_cases[] = {
+	KUNIT_CASE(prezero_test_zero_block_nt),
+	KUNIT_CASE(prezero_test_zero_block_cached),
+	KUNIT_CASE(prezero_test_budget),
+	KUNIT_CASE(prezero_test_bad_knobs_change_nothing),
+	KUNIT_CASE(prezero_test_one_block_is_counted),
+	{}
+};
+
+static struct kunit_suite hawkeye_prezero_suite = {
+	.name = "hawkeye-prezero",
+	.test_cases = hawkeye_prezero_cases,
+};
+kunit_test_suite(hawkeye_prezero_suite);
+
+#endif /* _MM_HAWKEYE_PREZERO_KUNIT_H */
