@@ -19,11 +19,8 @@
 static int parse_bool01(const char *buf, bool *val)
 {
 	unsigned int v;
-	int ret = kstrtouint(buf, 10, &v);
 
-	if (ret)
-		return ret;
-	if (v > 1)
+	if (kstrtouint(buf, 10, &v) || v > 1)
 		return -EINVAL;
 	*val = v;
 	return 0;
@@ -56,10 +53,12 @@ static ssize_t rate_store(struct kobject *kobj, struct kobj_attribute *attr,
 			  const char *buf, size_t count)
 {
 	unsigned int rate;
-	int ret = kstrtouint(buf, 10, &rate);
+	int ret;
 
-	if (!ret)
-		ret = hawkeye_prezero_set_rate(rate);
+	/* Out of range is bad input too: -EINVAL, not kstrto*'s -ERANGE. */
+	if (kstrtouint(buf, 10, &rate))
+		return -EINVAL;
+	ret = hawkeye_prezero_set_rate(rate);
 	return ret ? ret : count;
 }
 
@@ -73,10 +72,11 @@ static ssize_t target_mb_store(struct kobject *kobj, struct kobj_attribute *attr
 			       const char *buf, size_t count)
 {
 	unsigned long mb;
-	int ret = kstrtoul(buf, 10, &mb);
+	int ret;
 
-	if (!ret)
-		ret = hawkeye_prezero_set_target_mb(mb);
+	if (kstrtoul(buf, 10, &mb))
+		return -EINVAL;
+	ret = hawkeye_prezero_set_target_mb(mb);
 	return ret ? ret : count;
 }
 

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * HawkEye async pre-zeroing, observed from user space: memory dirtied and
+ * freed comes back zero-filled whether it was pre-zeroed or not, faults
+ * take pre-zeroed memory while the feature is on and the counters say so,
+ * nothing moves while it is off, and the knobs refuse bad input.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "kselftest_harness.h"
+#include "hawkeye_test.h"
+
+#define PREZERO "/sys/kernel/mm/hawkeye/prezero/"
+#define MB (1UL << 20)
+
+static const char *const knobs[] = { "enabled", "rate", "target_mb", "nontemporal" };
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static long knob(const char *name)
+{
+	char path[128], buf[64];
+
+	snprintf(path, sizeof(path), PREZERO "%s", name);
+	if (read_file(path, buf, sizeof(buf)))
+		return -1;
+	return atol(buf);
+}
+
+/* 0, or the errno of a rejected write. */
+static int set_knob(const char *name, const char *val)
+{
+	char path[128];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), PREZERO "%s", name);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return errno;
+	if (write(fd, val, strlen(val)) < 0)
+		ret = errno;
+	close(fd);
+	return ret;
+}
+
+/* Fill len bytes with a non-zero pattern and free them again. */
+static void dirty_and_free(size_t len)
+{
+	char *p = map_aligned(len);
+
+	if (!p)
+		return;
+	memset(p, 0xa5, len);
+	munmap(p, len);
+}
+
+/* Wait until at least mb of free memory is pre-zeroed; false on timeout. */
+static bool wait_zeroed(unsigned long mb, double timeout)
+{
+	double end = now() + timeout;
+
+	while (now() < end) {
+		if ((unsigned long)vmstat("nr_free_zeroed") * PAGE_SZ >= mb * MB)
+			return true;
+		usleep(100 * 1000);
+	}
+	return false;
+}
+
+/* Write one byte per page, then check that all the rest reads as zero. */
+static size_t fault_and_check(char *p, size_t len)
+{
+	size_t i, bad = 0;
+
+	for (i = 0; i < len; i += PAGE_SZ)
+		p[i] = 1;
+	for (i = 0; i < len; i += sizeof(uint64_t)) {
+		uint64_t v = *(uint64_t *)(p + i);
+
+		if (i % PAGE_SZ == 0)
+			v &= ~0xffULL;
+		if (v)
+			bad++;
+	}
+	return bad;
+}
+
+/* A child that keeps dirtying and freeing memory until killed. */
+static pid_t start_churn(size_t len)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		for (;;)
+			dirty_and_free(len);
+	}
+	return pid;
+}
+
+FIXTURE(prezero)
+{
+	char saved[4][32];
+	char thp[32];
+};
+
+FIXTURE_SETUP(prezero)
+{
+	for (int i = 0; i < 4; i++) {
+		char path[128];
+
+		snprintf(path, sizeof(path), PREZERO "%s", knobs[i]);
+		ASSERT_EQ(0, read_file(path, self->saved[i], sizeof(self->saved[i])));
+	}
+	ASSERT_EQ(0, read_choice(THP_SYSFS "enabled", self->thp, sizeof(self->thp)));
+	ASSERT_EQ(0, set_knob("rate", "0"));
+	ASSERT_EQ(0, set_knob("target_mb", "0"));
+	ASSERT_EQ(0, set_knob("nontemporal", "1"));
+}
+
+FIXTURE_TEARDOWN(prezero)
+{
+	for (int i = 0; i < 4; i++)
+		set_knob(knobs[i], self->saved[i]);
+	write_file(THP_SYSFS "enabled", self->thp);
+}
+
+TEST_F(prezero, bad_input_is_rejected_and_changes_nothing)
+{
+	static const char *const bad[] = { "2", "-1", "abc", "1x", "99999999999999999999" };
+
+	for (int k = 0; k < 4; k++) {
+		long before = knob(knobs[k]);
+
+		for (size_t b = 0; b < sizeof(bad) / sizeof(bad[0]); b++) {
+			/* rate and target_mb take numbers: "2" is fine for them. */
+			if (!strcmp(bad[b], "2") && k != 0 && k != 3)
+				continue;
+			EXPECT_EQ(EINVAL, set_knob(knobs[k], bad[b])) {
+				TH_LOG("%s accepted '%s'", knobs[k], bad[b]);
+			}
+			EXPECT_EQ(before, knob(knobs[k]));
+		}
+	}
+	EXPECT_EQ(EINVAL, set_knob("rate", "16777217"));
+	EXPECT_EQ(EINVAL, set_knob("target_mb", "1000000000"));
+}
+
+static void prezeroed_faults(struct __test_metadata *_metadata, const char *thp,
+			     const char *prezeroed, const char *sync, size_t len)
+{
+	pid_t churn;
+	int round;
+
+	ASSERT_EQ(0, write_file(THP_SYSFS "enabled", thp));
+	ASSERT_EQ(0, set_knob("enabled", "1"));
+	churn = start_churn(32 * MB);
+	ASSERT_LT(0, churn);
+
+	for (round = 0; round < 5; round++) {
+		long pre0, sync0, pre, syn;
+		char *p;
+
+		dirty_and_free(len * 2);
+		ASSERT_TRUE(wait_zeroed(len / MB, 120)) {
+			TH_LOG("round %d: only %ld pages pre-zeroed", round, vmstat("nr_free_zeroed"));
+		}
+		pre0 = vmstat(prezeroed);
+		sync0 = vmstat(sync);
+		p = map_aligned(len);
+		ASSERT_NE(NULL, p);
+		EXPECT_EQ(0, fault_and_check(p, len));
+		pre = vmstat(prezeroed) - pre0;
+		syn = vmstat(sync) - sync0;
+		munmap(p, len);
+		TH_LOG("round %d: %ld faults pre-zeroed, %ld zeroed synchronously", round, pre, syn);
+		/* The churning child competes for the same zeroed pages. */
+		EXPECT_GT(pre, syn);
+	}
+	kill(churn, SIGKILL);
+	waitpid(churn, NULL, 0);
+}
+
+TEST_F(prezero, thp_faults_take_prezeroed_memory_and_read_zero)
+{
+	prezeroed_faults(_metadata, "always", "hawkeye_fault_prezeroed_2m",
+			 "hawkeye_fault_sync_zero_2m", 128 * MB);
+	EXPECT_GT(vmstat("hawkeye_prezero_pages"), 0);
+}
+
+TEST_F(prezero, base_page_faults_take_prezeroed_memory_and_read_zero)
+{
+	prezeroed_faults(_metadata, "never", "hawkeye_fault_prezeroed_4k",
+			 "hawkeye_fault_sync_zero_4k", 64 * MB);
+}
+
+TEST_F(prezero, off_means_no_counter_moves)
+{
+	static const char *const counters[] = {
+		"hawkeye_prezero_pages", "hawkeye_fault_prezeroed_4k",
+		"hawkeye_fault_sync_zero_4k", "hawkeye_fault_prezeroed_2m",
+		"hawkeye_fault_sync_zero_2m",
+	};
+	long before[5];
+	char *p;
+
+	ASSERT_EQ(0, set_knob("enabled", "0"));
+	ASSERT_EQ(0, write_file(THP_SYSFS "enabled", "always"));
+	dirty_and_free(64 * MB);
+	for (int i = 0; i < 5; i++)
+		before[i] = vmstat(counters[i]);
+	sleep(2);
+	p = map_aligned(64 * MB);
+	ASSERT_NE(NULL, p);
+	EXPECT_EQ(0, fault_and_check(p, 64 * MB));
+	EXPECT_EQ(64 * MB / 1024, (size_t)smaps_kb(p, "AnonHugePages"));
+	munmap(p, 64 * MB);
+	for (int i = 0; i < 5; i++) {
+		EXPECT_EQ(before[i], vmstat(counters[i])) {
+			TH_LOG("%s moved while off", counters[i]);
+		}
+	}
+}
+
+TEST_F(prezero, target_bounds_zeroed_memory)
+{
+	unsigned long have, target;
+	char buf[32];
+
+	ASSERT_EQ(0, set_knob("enabled", "0"));
+	dirty_and_free(512 * MB);
+	have = vmstat("nr_free_zeroed") * PAGE_SZ / MB;
+	target = have + 64;
+	snprintf(buf, sizeof(buf), "%lu", target);
+	ASSERT_EQ(0, set_knob("target_mb", buf));
+	ASSERT_EQ(0, set_knob("enabled", "1"));
+	ASSERT_TRUE(wait_zeroed(target, 60));
+	sleep(2);
+	/* The thread stops within one block (4 MB at most) of the target. */
+	EXPECT_LE(vmstat("nr_free_zeroed") * PAGE_SZ / MB, target + 4);
+}
+
+TEST_F(prezero, rate_limit_is_observed)
+{
+	const long rate = 2560;	/* pages a second: 10 MB/s */
+	double t0, secs;
+	long z0, pages;
+
+	ASSERT_EQ(0, set_knob("enabled", "0"));
+	dirty_and_free(512 * MB);
+	ASSERT_EQ(0, set_knob("rate", "2560"));
+	ASSERT_EQ(0, set_knob("enabled", "1"));
+	z0 = vmstat("hawkeye_prezero_pages");
+	t0 = now();
+	sleep(4);
+	pages = vmstat("hawkeye_prezero_pages") - z0;
+	secs = now() - t0;
+	TH_LOG("zeroed %ld pages in %.2f s at rate %ld: %.0f pages/s", pages, secs, rate,
+	       pages / secs);
+	/* One 4 MB block may go before the first sleep. */
+	EXPECT_LE(pages, (long)(rate * secs) + 1024);
+	EXPECT_GE(pages, (long)(rate * secs / 4));
+}
+
+TEST_HARNESS_MAIN
