@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Table 1 microbenchmark of the HawkEye paper (ASPLOS'19, section 2.2):
+ * map N MiB of anonymous memory, write one byte in every 4 KB page in
+ * order, unmap; R times. One JSON object per repetition on stdout.
+ *
+ *   table1 [-m MIB] [-r REPS] [-l LABEL]
+ *
+ * No madvise: the system-wide THP mode decides the page size.
+ *
+ * Fault time: every first touch is timed on its own with CLOCK_MONOTONIC
+ * (vDSO) and the times are summed. With 4 KB pages every touch faults.
+ * With THP only the first touch of each 2 MB region faults; the 511 other
+ * touches are plain memory accesses (a few tens of ns each, plus the cost of
+ * the clock reads) and are in the sum too, so fault_time_us overstates THP
+ * fault time a little. timer_ns (cost of one clock read pair, measured at
+ * start) shows how much each timed touch carries on top of the access.
+ * avg_fault_us = fault_time_us / faults, faults = the kernel's ru_minflt
+ * delta.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdint.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+
+#define PAGE 4096UL
+#define HPAGE (2UL << 20)
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static double tv_us(struct timeval tv)
+{
+	return tv.tv_sec * 1e6 + tv.tv_usec;
+}
+
+/* The number after KEY at the start of a line of FILE (e.g. /proc/vmstat). */
+static long read_counter(const char *file, const char *key)
+{
+	char line[256];
+	size_t n = strlen(key);
+	long v = -1;
+	FILE *f = fopen(file, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n) && line[n] == ' ') {
+			v = atol(line + n);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+/* Sum of the named /proc/vmstat counters; -1 if the kernel has none. */
+static long vmstat_sum(const char *a, const char *b)
+{
+	long x = read_counter("/proc/vmstat", a), y = read_counter("/proc/vmstat", b);
+
+	return x < 0 || y < 0 ? -1 : x + y;
+}
+
+/*
+ * HawkEye: wait (untimed) until at least len bytes of free memory are
+ * pre-zeroed, so that each repetition starts with a refilled pool. Returns
+ * the seconds waited.
+ */
+static double wait_prezeroed(size_t len)
+{
+	double start = now_us();
+
+	while (read_counter("/proc/vmstat", "nr_free_zeroed") * (long)PAGE < (long)len &&
+	       now_us() - start < 120e6)
+		usleep(50000);
+	return (now_us() - start) / 1e6;
+}
+
+static double timer_overhead_ns(void)
+{
+	double sum = 0;
+	int i;
+
+	for (i = 0; i < 100000; i++) {
+		double a = now_us();
+
+		sum += now_us() - a;
+	}
+	return sum * 1e3 / i;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long mib = 1024;
+	int reps = 10, rep, opt, refill = 0;
+	const char *label = "unlabelled";
+
+	while ((opt = getopt(argc, argv, "m:r:l:z")) != -1) {
+		switch (opt) {
+		case 'm': mib = strtoul(optarg, NULL, 0); break;
+		case 'r': reps = atoi(optarg); break;
+		case 'l': label = optarg; break;
+		case 'z': refill = 1; break;
+		default:
+			fprintf(stderr, "usage: %s [-m MIB] [-r REPS] [-l LABEL] [-z]\n", argv[0]);
+			return 2;
+		}
+	}
+	if (!mib || reps < 1 || strpbrk(label, "\"\\")) {
+		fprintf(stderr, "table1: bad -m, -r or -l\n");
+		return 2;
+	}
+	size_t len = mib << 20;
+	double timer_ns = timer_overhead_ns();
+
+	for (rep = 0; rep < reps; rep++) {
+		struct rusage ru0, ru1;
+		double waited = refill ? wait_prezeroed(len) : 0;
+		long thp0 = read_counter("/proc/vmstat", "thp_fault_alloc");
+		long pre0 = vmstat_sum("hawkeye_fault_prezeroed_4k", "hawkeye_fault_prezeroed_2m");
+		long sync0 = vmstat_sum("hawkeye_fault_sync_zero_4k", "hawkeye_fault_sync_zero_2m");
+		double fault_us = 0;
+
+		getrusage(RUSAGE_SELF, &ru0);
+		double start = now_us();
+		/* Map 2 MB more and start on a 2 MB boundary so that every
+		 * 2 MB of the buffer can be a huge page. */
+		char *map = mmap(NULL, len + HPAGE, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (map == MAP_FAILED) {
+			perror("table1: mmap");
+			return 1;
+		}
+		volatile char *buf = (char *)(((uintptr_t)map + HPAGE - 1) & ~(HPAGE - 1));
+
+		for (size_t off = 0; off < len; off += PAGE) {
+			double t = now_us();
+
+			buf[off] = 1;
+			fault_us += now_us() - t;
+		}
+		munmap(map, len + HPAGE);
+		double total_us = now_us() - start;
+		getrusage(RUSAGE_SELF, &ru1);
+		long thp1 = read_counter("/proc/vmstat", "thp_fault_alloc");
+		long pre1 = vmstat_sum("hawkeye_fault_prezeroed_4k", "hawkeye_fault_prezeroed_2m");
+		long sync1 = vmstat_sum("hawkeye_fault_sync_zero_4k", "hawkeye_fault_sync_zero_2m");
+
+		long faults = ru1.ru_minflt - ru0.ru_minflt;
+		printf("{\"label\": \"%s\", \"rep\": %d, \"mib\": %lu, \"faults\": %ld, "
+		       "\"fault_time_us\": %.1f, \"avg_fault_us\": %.3f, \"sys_us\": %.0f, "
+		       "\"total_us\": %.1f, \"thp_fault_alloc\": %ld, \"timer_ns\": %.1f, "
+		       "\"prezeroed\": %ld, \"sync_zeroed\": %ld, \"refill_wait_s\": %.2f}\n",
+		       label, rep, mib, faults, fault_us, faults ? fault_us / faults : 0,
+		       tv_us(ru1.ru_stime) - tv_us(ru0.ru_stime), total_us,
+		       thp0 < 0 || thp1 < 0 ? -1 : thp1 - thp0, timer_ns,
+		       pre0 < 0 ? -1 : pre1 - pre0, sync0 < 0 ? -1 : sync1 - sync0, waited);
+		fflush(stdout);
+	}
+	return 0;
+}

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Runs the Table 1 microbenchmark (bench/table1.c) once per configuration, all
+# in this boot, and writes JSON lines to OUTFILE. Runs INSIDE the guest, as
+# root (it changes system-wide THP settings and restores them at the end).
+#
+#   bench/table1.sh [-m MIB] [-r REPS] [-o OUTFILE] [-b BINARY] [-c LABEL]...
+#
+# -c picks configurations by label (default: all of CONFIGS, in order).
+# OUTFILE is truncated, then gets one "env" line, and for each configuration
+# one "config" line followed by the program's lines (one per repetition).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+mib=1024 reps=10 out=results/raw/table1.jsonl bin=$here/../build/bench/table1
+only=()
+while getopts m:r:o:b:c: opt; do
+	case $opt in
+	m) mib=$OPTARG ;;
+	r) reps=$OPTARG ;;
+	o) out=$OPTARG ;;
+	b) bin=$OPTARG ;;
+	c) only+=("$OPTARG") ;;
+	*) echo "usage: $0 [-m MIB] [-r REPS] [-o OUTFILE] [-b BINARY] [-c LABEL]..." >&2; exit 2 ;;
+	esac
+done
+
+THP=/sys/kernel/mm/transparent_hugepage
+# The word in brackets of a sysfs choice file: "always [madvise] never" -> madvise.
+current() { sed -n 's/.*\[\(.*\)\].*/\1/p' "$1"; }
+thp() { echo "$1" >$THP/enabled; }
+
+# One configuration a line: "LABEL: setup commands". Each starts from
+# reset (the settings found at boot) and then runs its commands. To add one
+# (HawkEye-4KB, HawkEye-2MB, Ingens-90%, ...) add a line here, and undo
+# anything new it sets in reset.
+CONFIGS=(
+	"Linux-4KB: thp never"
+	"Linux-2MB: thp always"
+	"HawkEye-4KB: thp never; prezero"
+	"HawkEye-2MB: thp always; prezero"
+)
+
+# HawkEye pre-zeroing on, with no rate limit so that the pool refills in
+# seconds between repetitions (table1 -z waits for it, untimed).
+PREZERO=/sys/kernel/mm/hawkeye/prezero
+prezero() {
+	[ -d $PREZERO ] || { echo "table1.sh: this kernel has no HawkEye pre-zeroing" >&2; exit 1; }
+	echo 0 >$PREZERO/rate
+	echo 1 >$PREZERO/enabled
+	refill=-z
+}
+
+orig_enabled=$(current $THP/enabled)
+orig_defrag=$(current $THP/defrag)
+orig_prezero_rate=$(cat $PREZERO/rate 2>/dev/null || echo 10000)
+reset() {
+	echo "$orig_enabled" >$THP/enabled
+	echo "$orig_defrag" >$THP/defrag
+	if [ -d $PREZERO ]; then
+		echo 0 >$PREZERO/enabled
+		echo "$orig_prezero_rate" >$PREZERO/rate
+	fi
+	refill=
+}
+trap reset EXIT
+
+[ -x "$bin" ] || { echo "table1.sh: no binary $bin (build it with bench/run-table1)" >&2; exit 1; }
+mkdir -p "$(dirname "$out")"
+printf '{"type": "env", "kernel": "%s", "clocksource": "%s", "mem_total_kb": %s, "cpus": %s, "mib": %s, "reps": %s, "thp_enabled_boot": "%s", "thp_defrag_boot": "%s"}\n' \
+	"$(uname -r)" "$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)" \
+	"$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)" "$(nproc)" "$mib" "$reps" \
+	"$orig_enabled" "$orig_defrag" >"$out"
+
+for entry in "${CONFIGS[@]}"; do
+	label=${entry%%:*} setup=${entry#*:}
+	if [ ${#only[@]} -gt 0 ] && [[ " ${only[*]} " != *" $label "* ]]; then
+		continue
+	fi
+	reset
+	eval "$setup"
+	setup_json=${setup# } setup_json=${setup_json//\\/\\\\} setup_json=${setup_json//\"/\\\"}
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	echo 1 >/proc/sys/vm/compact_memory
+	printf '{"type": "config", "label": "%s", "setup": "%s", "thp_enabled": "%s", "thp_defrag": "%s", "free_kb": %s}\n' \
+		"$label" "$setup_json" "$(current $THP/enabled)" "$(current $THP/defrag)" \
+		"$(awk '/^MemFree:/ {print $2}' /proc/meminfo)" >>"$out"
+	echo "table1.sh: $label ($mib MiB x $reps)" >&2
+	"$bin" -m "$mib" -r "$reps" -l "$label" $refill >>"$out"
+done

@@ -1,0 +1,141 @@
+"""Tests of bench/table1_report.py: its arithmetic and output shape, on made-up
+JSON lines (they test the report, not the kernel)."""
+import importlib.util
+import json
+import os
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_spec = importlib.util.spec_from_file_location(
+    "table1_report", os.path.join(REPO, "bench", "table1_report.py"))
+report = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(report)
+
+
+def rep(label, n, faults, fault_us, sys_us, total_us, thp):
+    return json.dumps({"label": label, "rep": n, "mib": 4, "faults": faults,
+                       "fault_time_us": fault_us, "avg_fault_us": fault_us / faults,
+                       "sys_us": sys_us, "total_us": total_us, "thp_fault_alloc": thp,
+                       "timer_ns": 30.0})
+
+
+LINES = [
+    '{"type": "env", "kernel": "6.12.117-hawkeye", "clocksource": "tsc", "mem_total_kb": 2000000,'
+    ' "cpus": 2, "mib": 4, "reps": 2, "thp_enabled_boot": "madvise", "thp_defrag_boot": "madvise"}',
+    '{"type": "config", "label": "Linux-4KB", "setup": "thp never", "thp_enabled": "never",'
+    ' "thp_defrag": "madvise", "free_kb": 1000}',
+    rep("Linux-4KB", 0, 1024, 3000.0, 3000, 4000.0, 0),
+    rep("Linux-4KB", 1, 1024, 5000.0, 5000, 6000.0, 0),
+    '',
+    '{"type": "config", "label": "Linux-2MB", "setup": "thp always", "thp_enabled": "always",'
+    ' "thp_defrag": "madvise", "free_kb": 1000}',
+    rep("Linux-2MB", 0, 2, 1000.0, 900, 1100.0, 2),
+    rep("Linux-2MB", 1, 2, 1000.0, 1100, 1300.0, 2),
+]
+
+
+@pytest.fixture
+def parsed():
+    return report.parse_lines(LINES)
+
+
+def test_parse_splits_line_kinds(parsed):
+    env, configs, reps = parsed
+    assert env["kernel"] == "6.12.117-hawkeye"
+    assert list(configs) == ["Linux-4KB", "Linux-2MB"]
+    assert [r["label"] for r in reps] == ["Linux-4KB"] * 2 + ["Linux-2MB"] * 2
+
+
+def test_stats():
+    s = report.stats([1, 2, 3, 6])
+    assert s == {"mean": 3.0, "min": 1, "max": 6, "stdev": pytest.approx(2.1602, abs=1e-4), "n": 4}
+    assert report.stats([5])["stdev"] == 0.0
+
+
+def test_summary_means_and_order(parsed):
+    summary = report.summarize(parsed[2])
+    assert list(summary) == ["Linux-4KB", "Linux-2MB"]
+    k4 = summary["Linux-4KB"]
+    assert k4["faults"]["mean"] == 1024
+    assert k4["fault_time_us"]["mean"] == 4000.0
+    assert k4["fault_time_us"]["min"] == 3000.0 and k4["fault_time_us"]["max"] == 5000.0
+    assert k4["avg_fault_us"]["mean"] == pytest.approx(4000 / 1024)
+    assert k4["sys_us"]["stdev"] == pytest.approx(1414.2136, abs=1e-3)
+    assert summary["Linux-2MB"]["thp_fault_alloc"]["mean"] == 2
+
+
+def test_ratios(parsed):
+    rat = report.ratios(report.summarize(parsed[2]))
+    assert rat["of"] == "Linux-2MB" and rat["over"] == "Linux-4KB"
+    assert rat["fault_time_us"] == pytest.approx(1000 / 4000)
+    assert rat["avg_fault_us"] == pytest.approx(500 / (4000 / 1024))
+    assert rat["faults"] == pytest.approx(2 / 1024)
+    assert rat["total_us"] == pytest.approx(1200 / 5000)
+
+
+def test_ratios_missing_config_or_zero_base(parsed):
+    summary = report.summarize(parsed[2][:2])
+    assert report.ratios(summary) is None
+    zero = {"Linux-4KB": {m: {"mean": 0} for m in report.METRICS},
+            "Linux-2MB": {m: {"mean": 1} for m in report.METRICS}}
+    assert report.ratios(zero)["faults"] is None
+
+
+def test_table_shape(parsed):
+    summary = report.summarize(parsed[2])
+    text = report.format_table(summary, [report.ratios(summary)])
+    lines = text.splitlines()
+    assert "mean over 2 repetitions" in lines[0]
+    for title in ("#faults", "PF time total (ms)", "avg PF (us)", "system time (ms)",
+                  "total time (ms)", "huge pages"):
+        assert title in lines[1]
+    assert lines[3].startswith("Linux-4KB") and lines[4].startswith("Linux-2MB")
+    assert "1,024" in lines[3] and "4.00" in lines[3]  # faults; 4000 us = 4.00 ms
+    assert lines[5].startswith("Linux-2MB vs Linux-4KB:")
+    assert "total PF time x0.25" in lines[5] and "avg PF time x128" in lines[5]
+    assert len({len(line) for line in lines[1:5]}) == 1  # columns line up
+
+
+def test_json_report(parsed):
+    env, configs, reps = parsed
+    summary = report.summarize(reps)
+    out = report.build_report(env, configs, reps, summary, report.all_ratios(summary),
+                              kernel="ignored", flavour="release")
+    assert out["environment"]["kernel"] == "6.12.117-hawkeye"
+    assert out["environment"]["flavour"] == "release"
+    assert out["environment"]["mib"] == 4
+    assert out["environment"]["reps"] == {"Linux-4KB": 2, "Linux-2MB": 2}
+    assert out["environment"]["thp_enabled_boot"] == "madvise"
+    assert [c["label"] for c in out["configs"]] == ["Linux-4KB", "Linux-2MB"]
+    assert out["configs"][1]["thp_enabled"] == "always"
+    assert out["configs"][0]["metrics"]["total_us"]["mean"] == 5000.0
+    json.dumps(out, allow_nan=False)
+
+
+def test_kernel_from_argument_when_input_lacks_it(parsed):
+    _, configs, reps = parsed
+    summary = report.summarize(reps)
+    out = report.build_report({}, configs, reps, summary, None, kernel="6.12-x")
+    assert out["environment"]["kernel"] == "6.12-x"
+    assert out["ratios"] is None
+
+
+def test_bad_input():
+    with pytest.raises(report.ReportError, match="no repetitions"):
+        report.parse_lines(LINES[:2])
+    with pytest.raises(report.ReportError, match="line 1: not JSON"):
+        report.parse_lines(["{oops"])
+    with pytest.raises(report.ReportError, match="missing faults"):
+        report.parse_lines(['{"label": "x", "rep": 0, "mib": 1}'])
+
+
+def test_main_writes_json(tmp_path, capsys):
+    raw = tmp_path / "t.jsonl"
+    raw.write_text("\n".join(LINES) + "\n")
+    out = tmp_path / "sub" / "table1.json"
+    assert report.main([str(raw), "-o", str(out), "--flavour", "debug"]) == 0
+    assert "Linux-2MB vs Linux-4KB" in capsys.readouterr().out
+    data = json.loads(out.read_text())
+    assert data["benchmark"] == "table1" and data["environment"]["flavour"] == "debug"
+    assert report.main([str(tmp_path / "missing.jsonl"), "-o", str(out)]) == 1
