@@ -2,7 +2,8 @@
 .PHONY: demo test test-host kernel kernel-tree kernel-export checkpatch clean help
 
 demo:
-	bench/run-table1
+	scripts/setup-host
+	bench/demo
 
 test:
 	python3 tests/run.py

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Summarise bench/prezero.sh output: zeroing bandwidth, rate, spin-up.
+
+  bench/prezero_report.py [INPUT.jsonl] [-o results/prezero.json]
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PAGE_MB = 4096 / 2**20
+
+
+def read(lines):
+    rows = [json.loads(line) for line in lines if line.strip()]
+    return {t: [r for r in rows if r.get("type") == t]
+            for t in ("env", "bandwidth", "rate", "spinup", "hashinsert")}
+
+
+def summarize(data):
+    bw = [{"nontemporal": r["nontemporal"], "mb": r["pages"] * PAGE_MB,
+           "mb_per_s": r["pages"] * PAGE_MB / r["seconds"] if r["seconds"] else None}
+          for r in data["bandwidth"]]
+    rate = [{"knob_pages_per_s": r["knob"], "observed_pages_per_s": r["pages"] / r["seconds"]}
+            for r in data["rate"]]
+    runs = {}
+    for r in data["spinup"]:
+        runs.setdefault(r["workload"], {}).setdefault(r["label"], []).append(r["seconds"])
+    for r in data["hashinsert"]:
+        runs.setdefault("hashinsert", {}).setdefault(r["label"], []).append(r["seconds"])
+    spin = {}
+    for w, by in runs.items():
+        means = {label: statistics.fmean(v) for label, v in by.items()}
+        base, hk = means.get("Linux-2MB"), means.get("HawkEye-2MB")
+        spin[w] = {"seconds": by, "mean": means,
+                   "speedup": base / hk if base and hk else None}
+    return {"env": data["env"][0] if data["env"] else {}, "bandwidth": bw,
+            "rate": rate, "spinup": spin}
+
+
+def format_text(s):
+    out = ["Background zeroing bandwidth (rate 0 = no limit)"]
+    for b in s["bandwidth"]:
+        kind = "non-temporal" if b["nontemporal"] else "normal (clear_page)"
+        out.append(f"  {kind:22s} {b['mb']:7.0f} MB in total, {b['mb_per_s'] or 0:8.0f} MB/s")
+    out.append("Rate knob vs observed (4 KB pages per second)")
+    for r in s["rate"]:
+        out.append(f"  knob {r['knob_pages_per_s']:6d}   observed {r['observed_pages_per_s']:8.0f}"
+                   f"   ({r['observed_pages_per_s'] / r['knob_pages_per_s']:.2f}x)")
+    out.append("Spin-up (seconds, mean of runs; speedup = Linux-2MB / HawkEye-2MB)")
+    for w, d in s["spinup"].items():
+        cells = "   ".join(f"{k} {v:.2f}" for k, v in d["mean"].items())
+        sp = f"x{d['speedup']:.2f}" if d["speedup"] else "n/a"
+        out.append(f"  {w:10s} {cells}   speedup {sp}")
+    return "\n".join(out)
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("input", nargs="?", default=os.path.join(REPO, "results/raw/prezero.jsonl"))
+    p.add_argument("-o", "--output", default=os.path.join(REPO, "results/prezero.json"))
+    a = p.parse_args(argv)
+    with open(a.input) as f:
+        s = summarize(read(f))
+    print(format_text(s))
+    with open(a.output, "w") as f:
+        json.dump(s, f, indent=2)
+        f.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
