@@ -190,20 +190,20 @@ static void prezeroed_faults(struct __test_metadata *_metadata, const char *thp,
 	waitpid(churn, NULL, 0);
 }
 
-TEST_F(prezero, thp_faults_take_prezeroed_memory_and_read_zero)
+TEST_F_TIMEOUT(prezero, thp_faults_take_prezeroed_memory_and_read_zero, 600)
 {
 	prezeroed_faults(_metadata, "always", "hawkeye_fault_prezeroed_2m",
 			 "hawkeye_fault_sync_zero_2m", 128 * MB);
 	EXPECT_GT(vmstat("hawkeye_prezero_pages"), 0);
 }
 
-TEST_F(prezero, base_page_faults_take_prezeroed_memory_and_read_zero)
+TEST_F_TIMEOUT(prezero, base_page_faults_take_prezeroed_memory_and_read_zero, 600)
 {
 	prezeroed_faults(_metadata, "never", "hawkeye_fault_prezeroed_4k",
 			 "hawkeye_fault_sync_zero_4k", 64 * MB);
 }
 
-TEST_F(prezero, off_means_no_counter_moves)
+TEST_F_TIMEOUT(prezero, off_means_no_counter_moves, 600)
 {
 	static const char *const counters[] = {
 		"hawkeye_prezero_pages", "hawkeye_fault_prezeroed_4k",
@@ -231,7 +231,7 @@ TEST_F(prezero, off_means_no_counter_moves)
 	}
 }
 
-TEST_F(prezero, target_bounds_zeroed_memory)
+TEST_F_TIMEOUT(prezero, target_bounds_zeroed_memory, 600)
 {
 	unsigned long have, target;
 	char buf[32];
@@ -249,7 +249,7 @@ TEST_F(prezero, target_bounds_zeroed_memory)
 	EXPECT_LE(vmstat("nr_free_zeroed") * PAGE_SZ / MB, target + 4);
 }
 
-TEST_F(prezero, rate_limit_is_observed)
+TEST_F_TIMEOUT(prezero, rate_limit_is_observed, 600)
 {
 	const long rate = 2560;	/* pages a second: 10 MB/s */
 	double t0, secs;

@@ -14,8 +14,29 @@ mountpoint -q /sys/kernel/tracing || mount -t tracefs none /sys/kernel/tracing 2
 # Tests write scratch files to the current directory: use guest-private /tmp.
 cd /tmp || exit 1
 
+# Every test starts from the knobs as booted, whatever the one before it
+# left behind (a test killed by its timeout does not run its teardown).
+knobs=$(find /sys/kernel/mm/transparent_hugepage /sys/kernel/mm/hawkeye \
+	-type f -perm -u+w 2>/dev/null)
+snapshot=/tmp/knobs.boot
+for f in $knobs; do
+	v=$(cat "$f" 2>/dev/null) || continue
+	case $v in *\[*\]*) v=$(echo "$v" | sed -n 's/.*\[\(.*\)\].*/\1/p') ;; esac
+	printf '%s %s\n' "$f" "$v"
+done >"$snapshot"
+restore_knobs() {
+	# Turn mechanisms off first, then put every value back.
+	for f in /sys/kernel/mm/hawkeye/*/enabled; do
+		[ -e "$f" ] && echo 0 >"$f" 2>/dev/null
+	done
+	while read -r f v; do
+		echo "$v" >"$f" 2>/dev/null
+	done <"$snapshot"
+}
+
 while read -r name limit cmd; do
 	case $name in '' | '#'*) continue ;; esac
+	restore_knobs
 	echo "### BEGIN $name"
 	start=$(date +%s)
 	# shellcheck disable=SC2086
