@@ -1,0 +1,37 @@
+"""bench/prezero_report.py: the arithmetic of the pre-zeroing figures."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
+import prezero_report as report  # noqa: E402
+
+LINES = [
+    '{"type": "env", "kernel": "6.12.117-hawkeye", "mem_total_kb": 2000000, "cpus": 2}',
+    '{"type": "bandwidth", "nontemporal": 1, "pages": 262144, "seconds": 2.0}',
+    '{"type": "bandwidth", "nontemporal": 0, "pages": 262144, "seconds": 4.0}',
+    '{"type": "rate", "knob": 2560, "pages": 12800, "seconds": 5.0}',
+    '{"type": "spinup", "workload": "jvm", "label": "Linux-2MB", "seconds": 6.0}',
+    '{"type": "spinup", "workload": "jvm", "label": "Linux-2MB", "seconds": 4.0}',
+    '{"type": "spinup", "workload": "jvm", "label": "HawkEye-2MB", "seconds": 2.5}',
+    '{"type": "hashinsert", "label": "Linux-2MB", "mib": 768, "keys": 1, "seconds": 3.0,'
+    ' "faults": 384, "collisions": 0}',
+    '{"type": "hashinsert", "label": "HawkEye-2MB", "mib": 768, "keys": 1, "seconds": 1.5,'
+    ' "faults": 384, "collisions": 0}',
+]
+
+
+def test_summary_figures():
+    s = report.summarize(report.read(LINES))
+    assert [b["mb_per_s"] for b in s["bandwidth"]] == [512.0, 256.0]
+    assert s["rate"][0]["observed_pages_per_s"] == 2560
+    assert s["spinup"]["jvm"]["mean"] == {"Linux-2MB": 5.0, "HawkEye-2MB": 2.5}
+    assert s["spinup"]["jvm"]["speedup"] == 2.0
+    assert s["spinup"]["hashinsert"]["speedup"] == 2.0
+    text = report.format_text(s)
+    assert "non-temporal" in text and "speedup x2.00" in text
+
+
+def test_missing_config_has_no_speedup():
+    s = report.summarize(report.read(LINES[:6]))
+    assert s["spinup"]["jvm"]["speedup"] is None
+    assert "n/a" in report.format_text(s)
