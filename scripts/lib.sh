@@ -7,6 +7,8 @@ KTREE=$BUILD/linux
 VENV=$BUILD/venv
 VIRTME_NG_VERSION=1.42
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/hawkeye-ccache}
+# Relative paths in the cache key: a fresh clone elsewhere still hits.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$REPO}
 
 say() { printf '%s\n' "hawkeye: $*" >&2; }
 die() { printf '%s\n' "hawkeye: error: $*" >&2; exit 2; }

@@ -75,6 +75,49 @@ static inline long vmstat(const char *name)
 	return val;
 }
 
+/* A field (in kB) of /proc/meminfo, or -1. */
+static inline long meminfo_kb(const char *field)
+{
+	char line[128];
+	size_t n = strlen(field);
+	long val = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, n) && line[n] == ':') {
+			val = atol(line + n + 1);
+			break;
+		}
+	fclose(f);
+	return val;
+}
+
+/* A field (in kB) of /proc/PID/smaps_rollup (pid 0: self), or -1. */
+static inline long rollup_kb(int pid, const char *field)
+{
+	char path[64], line[128];
+	size_t n = strlen(field);
+	long val = -1;
+	FILE *f;
+
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/smaps_rollup");
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, n) && line[n] == ':') {
+			val = atol(line + n + 1);
+			break;
+		}
+	fclose(f);
+	return val;
+}
+
 /* A field (in kB) of the /proc/self/smaps entry that holds addr, or -1. */
 static inline long smaps_kb(void *addr, const char *field)
 {
