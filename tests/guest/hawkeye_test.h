@@ -3,10 +3,13 @@
 #ifndef HAWKEYE_TEST_H
 #define HAWKEYE_TEST_H
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
 
@@ -38,6 +41,35 @@ static inline int write_file(const char *path, const char *val)
 	if (fclose(f))
 		ret = -1;
 	return ret;
+}
+
+/* 0, or the errno with which the kernel refused the write. */
+static inline int sysfs_write(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY), ret = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, val, strlen(val)) < 0)
+		ret = errno;
+	close(fd);
+	return ret;
+}
+
+/* The number a sysfs file holds, or -1. */
+static inline long sysfs_read_long(const char *path)
+{
+	char buf[64];
+
+	return read_file(path, buf, sizeof(buf)) ? -1 : atol(buf);
+}
+
+static inline double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* The selected word of a sysfs choice file such as "always [madvise] never". */

@@ -5,11 +5,8 @@
  * take pre-zeroed memory while the feature is on and the counters say so,
  * nothing moves while it is off, and the knobs refuse bad input.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
-#include <time.h>
 
 #include "kselftest_harness.h"
 #include "hawkeye_test.h"
@@ -19,38 +16,21 @@
 
 static const char *const knobs[] = { "enabled", "rate", "target_mb", "nontemporal" };
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static long knob(const char *name)
 {
-	char path[128], buf[64];
+	char path[128];
 
 	snprintf(path, sizeof(path), PREZERO "%s", name);
-	if (read_file(path, buf, sizeof(buf)))
-		return -1;
-	return atol(buf);
+	return sysfs_read_long(path);
 }
 
 /* 0, or the errno of a rejected write. */
 static int set_knob(const char *name, const char *val)
 {
 	char path[128];
-	int fd, ret = 0;
 
 	snprintf(path, sizeof(path), PREZERO "%s", name);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return errno;
-	if (write(fd, val, strlen(val)) < 0)
-		ret = errno;
-	close(fd);
-	return ret;
+	return sysfs_write(path, val);
 }
 
 /* Fill len bytes with a non-zero pattern and free them again. */
@@ -67,9 +47,9 @@ static void dirty_and_free(size_t len)
 /* Wait until at least mb of free memory is pre-zeroed; false on timeout. */
 static bool wait_zeroed(unsigned long mb, double timeout)
 {
-	double end = now() + timeout;
+	double end = now_s() + timeout;
 
-	while (now() < end) {
+	while (now_s() < end) {
 		if ((unsigned long)vmstat("nr_free_zeroed") * PAGE_SZ >= mb * MB)
 			return true;
 		usleep(100 * 1000);
@@ -260,10 +240,10 @@ TEST_F_TIMEOUT(prezero, rate_limit_is_observed, 600)
 	ASSERT_EQ(0, set_knob("rate", "2560"));
 	ASSERT_EQ(0, set_knob("enabled", "1"));
 	z0 = vmstat("hawkeye_prezero_pages");
-	t0 = now();
+	t0 = now_s();
 	sleep(4);
 	pages = vmstat("hawkeye_prezero_pages") - z0;
-	secs = now() - t0;
+	secs = now_s() - t0;
 	TH_LOG("zeroed %ld pages in %.2f s at rate %ld: %.0f pages/s", pages, secs, rate,
 	       pages / secs);
 	/* One 4 MB block may go before the first sleep. */
