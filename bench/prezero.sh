@@ -26,6 +26,7 @@ P=/sys/kernel/mm/hawkeye/prezero
 vm() { awk -v k="$1" '$1 == k {print $2}' /proc/vmstat; }
 now() { date +%s.%N; }
 orig_thp=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $THP/enabled)
+orig_zero_page=$(cat $THP/use_zero_page)
 orig_rate=$(cat $P/rate)
 reset() {
 	echo 0 >$P/enabled
@@ -33,6 +34,7 @@ reset() {
 	echo 1 >$P/nontemporal
 	echo 0 >$P/target_mb
 	echo "$orig_thp" >$THP/enabled
+	echo "$orig_zero_page" >$THP/use_zero_page
 }
 trap reset EXIT
 
@@ -76,12 +78,15 @@ for rate in 2560 10000; do
 		$rate $((z1 - z0)) "$(echo "$t1 - $t0" | bc)" >>"$out"
 done
 
-# Wait, untimed, until MIB of free memory is pre-zeroed (or 2 minutes).
+# Wait, untimed, until MIB of free memory is pre-zeroed, or the thread has
+# gone two seconds without zeroing anything (all it can reach is zeroed).
 wait_zeroed() {
-	local i
-	for i in $(seq 1200); do
-		[ $(($(vm nr_free_zeroed) / 256)) -ge "$1" ] && return 0
-		sleep 0.1
+	local last=-1 z
+	while [ $(($(vm nr_free_zeroed) / 256)) -lt "$1" ]; do
+		z=$(vm hawkeye_prezero_pages)
+		[ "$z" = "$last" ] && break
+		last=$z
+		sleep 2
 	done
 }
 
@@ -100,6 +105,10 @@ for config in Linux-2MB HawkEye-2MB; do
 		reset
 		dirty 1024
 		echo always >$THP/enabled
+		# hashinsert reads a slot before it writes it: without this the
+		# first read maps the huge zero page and the write then falls
+		# back to 4 KB pages (upstream behaviour), in both configurations.
+		echo 0 >$THP/use_zero_page
 		if [ $config = HawkEye-2MB ]; then
 			echo 0 >$P/rate
 			echo 1 >$P/enabled
