@@ -179,6 +179,21 @@ def run_pytest():
     return counts["passed"], failed, counts["skipped"]
 
 
+def check_vm_run(image):
+    """The harness itself: CMD's status comes back, a guest crash is caught."""
+    vm_run = [os.path.join(REPO, "scripts", "vm-run"), "--kernel", image, "--"]
+    rows = []
+    r = subprocess.run(vm_run + ["sh", "-c", "exit 3"], capture_output=True, text=True)
+    rows.append(("harness", "exit status comes back", int(r.returncode == 3),
+                 int(r.returncode != 3), 0, "" if r.returncode == 3 else f"got {r.returncode}"))
+    r = subprocess.run(vm_run + ["sh", "-c", "echo c > /proc/sysrq-trigger"],
+                       capture_output=True, text=True)
+    ok = r.returncode == 101 and "console log: " in r.stderr and "panic" in r.stderr
+    rows.append(("harness", "guest crash is reported", int(ok), int(not ok), 0,
+                 "" if ok else f"status {r.returncode}: {r.stderr.strip()[-200:]}"))
+    return rows
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--host-only", action="store_true", help="only the host tests (no kernel, no VM)")
@@ -193,6 +208,7 @@ def main(argv):
         for tag, flavour, append, ours, upstream in BOOTS:
             manifest = write_manifest(tag, guest_tests if ours else [], upstream)
             groups += run_boot(tag, images[flavour], append, manifest)
+        groups += check_vm_run(images["release"])
 
     p, f_, s = run_pytest()
     groups.append(("host", "pytest", p, f_, s, ""))
