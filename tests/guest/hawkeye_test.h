@@ -88,66 +88,47 @@ static inline int read_choice(const char *path, char *out, size_t len)
 	return 0;
 }
 
-/* A counter from /proc/vmstat, or -1. */
-static inline long vmstat(const char *name)
+/* The number after "KEY<sep>" at the start of a line of path, or -1. */
+static inline long keyed_value(const char *path, const char *key, char sep)
 {
-	char line[128];
-	size_t n = strlen(name);
+	char line[256];
+	size_t n = strlen(key);
 	long val = -1;
-	FILE *f = fopen("/proc/vmstat", "r");
+	FILE *f = fopen(path, "r");
 
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, n) && line[n] == ' ') {
+		if (!strncmp(line, key, n) && line[n] == sep) {
 			val = atol(line + n + 1);
 			break;
 		}
 	fclose(f);
 	return val;
+}
+
+/* A counter from /proc/vmstat, or -1. */
+static inline long vmstat(const char *name)
+{
+	return keyed_value("/proc/vmstat", name, ' ');
 }
 
 /* A field (in kB) of /proc/meminfo, or -1. */
 static inline long meminfo_kb(const char *field)
 {
-	char line[128];
-	size_t n = strlen(field);
-	long val = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, field, n) && line[n] == ':') {
-			val = atol(line + n + 1);
-			break;
-		}
-	fclose(f);
-	return val;
+	return keyed_value("/proc/meminfo", field, ':');
 }
 
 /* A field (in kB) of /proc/PID/smaps_rollup (pid 0: self), or -1. */
 static inline long rollup_kb(int pid, const char *field)
 {
-	char path[64], line[128];
-	size_t n = strlen(field);
-	long val = -1;
-	FILE *f;
+	char path[64];
 
 	if (pid)
 		snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", pid);
 	else
 		snprintf(path, sizeof(path), "/proc/self/smaps_rollup");
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, field, n) && line[n] == ':') {
-			val = atol(line + n + 1);
-			break;
-		}
-	fclose(f);
-	return val;
+	return keyed_value(path, field, ':');
 }
 
 /* A field (in kB) of the /proc/self/smaps entry that holds addr, or -1. */
