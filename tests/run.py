@@ -36,12 +36,13 @@ GUEST_TEST_LIMIT = 600
 # The boots: (group suffix, flavour, kernel arguments, our tests?, upstream
 # tests). The debug kernel, HawkEye off as at boot, runs our tests and the
 # upstream ones under DEBUG_VM and lockdep. The release kernel runs the
-# upstream tests again with pre-zeroing on: HawkEye on must not change what
+# upstream tests again with pre-zeroing and bloat recovery on: HawkEye on
+# must not change what
 # upstream sees. split_huge_page_test runs only there: its 4 million
 # one-byte write()s take about 15 minutes on the debug kernel under TCG.
 BOOTS = [
     ("", "debug", [], True, ["khugepaged", "cow", "transhuge-stress"]),
-    ("+prezero", "release", ["hawkeye_prezero=1"], False,
+    ("+hawkeye", "release", ["hawkeye_prezero=1", "hawkeye_debloat=1"], False,
      [name for name, _, _ in UPSTREAM]),
 ]
 

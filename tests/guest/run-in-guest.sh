@@ -25,13 +25,17 @@ for f in $knobs; do
 	printf '%s %s\n' "$f" "$v"
 done >"$snapshot"
 restore_knobs() {
-	# Turn mechanisms off first, then put every value back.
+	# Turn mechanisms off first, then put every value back, twice: a
+	# value refused for its order (low_pct above a high_pct not yet
+	# restored) goes in on the second pass.
 	for f in /sys/kernel/mm/hawkeye/*/enabled; do
 		[ -e "$f" ] && echo 0 >"$f" 2>/dev/null
 	done
-	while read -r f v; do
-		echo "$v" >"$f" 2>/dev/null
-	done <"$snapshot"
+	for pass in 1 2; do
+		while read -r f v; do
+			echo "$v" >"$f" 2>/dev/null
+		done <"$snapshot"
+	done
 }
 
 while read -r name limit cmd; do

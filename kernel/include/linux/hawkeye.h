@@ -10,6 +10,7 @@
 
 #include <linux/gfp.h>
 #include <linux/jump_label.h>
+#include <linux/minmax.h>
 #include <linux/mm_types.h>
 #include <linux/page-flags.h>
 
@@ -47,6 +48,28 @@ static inline void hawkeye_count_zeroing(unsigned int order, gfp_t gfp,
 		__hawkeye_count_zeroing(order, gfp, prezeroed);
 }
 
+DECLARE_STATIC_KEY_FALSE(hawkeye_debloat_key);
+
+/* Is bloat recovery on (sysfs debloat/enabled or hawkeye_debloat=1)? */
+static inline bool hawkeye_debloat_enabled(void)
+{
+	return static_branch_unlikely(&hawkeye_debloat_key);
+}
+
+unsigned int __hawkeye_max_ptes_none(void);
+
+/*
+ * khugepaged's limit on empty or zero-page PTEs in an anonymous range it
+ * collapses. While bloat recovery is on, a range that recovery would split
+ * (threshold or more zero-filled subpages) is not collapsed.
+ */
+static inline unsigned int hawkeye_max_ptes_none(unsigned int max_ptes_none)
+{
+	if (hawkeye_debloat_enabled())
+		return min(max_ptes_none, __hawkeye_max_ptes_none());
+	return max_ptes_none;
+}
+
 #else /* !CONFIG_HAWKEYE */
 
 static inline bool hawkeye_prezero_enabled(void)
@@ -57,6 +80,16 @@ static inline bool hawkeye_prezero_enabled(void)
 static inline bool hawkeye_take_zeroed(struct page *page)
 {
 	return false;
+}
+
+static inline bool hawkeye_debloat_enabled(void)
+{
+	return false;
+}
+
+static inline unsigned int hawkeye_max_ptes_none(unsigned int max_ptes_none)
+{
+	return max_ptes_none;
 }
 
 static inline void hawkeye_count_zeroing(unsigned int order, gfp_t gfp,

@@ -116,6 +116,114 @@ static const struct attribute_group prezero_group = {
 	.attrs = prezero_attrs,
 };
 
+static ssize_t debloat_enabled_show(struct kobject *kobj,
+				    struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", hawkeye_debloat_enabled());
+}
+
+static ssize_t debloat_enabled_store(struct kobject *kobj,
+				     struct kobj_attribute *attr,
+				     const char *buf, size_t count)
+{
+	bool on;
+	int ret = parse_bool01(buf, &on);
+
+	if (!ret)
+		ret = hawkeye_debloat_set_enabled(on);
+	return ret ? ret : count;
+}
+
+/* The other debloat knobs are unsigned numbers, each with its setter. */
+static ssize_t debloat_store_uint(const char *buf, size_t count,
+				  int (*set)(unsigned int))
+{
+	unsigned int val;
+	int ret;
+
+	if (kstrtouint(buf, 10, &val))
+		return -EINVAL;
+	ret = set(val);
+	return ret ? ret : count;
+}
+
+static ssize_t debloat_high_pct_show(struct kobject *kobj,
+				     struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(hawkeye_debloat.high_pct));
+}
+
+static ssize_t debloat_high_pct_store(struct kobject *kobj,
+				      struct kobj_attribute *attr,
+				      const char *buf, size_t count)
+{
+	return debloat_store_uint(buf, count, hawkeye_debloat_set_high_pct);
+}
+
+static ssize_t debloat_low_pct_show(struct kobject *kobj,
+				    struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(hawkeye_debloat.low_pct));
+}
+
+static ssize_t debloat_low_pct_store(struct kobject *kobj,
+				     struct kobj_attribute *attr,
+				     const char *buf, size_t count)
+{
+	return debloat_store_uint(buf, count, hawkeye_debloat_set_low_pct);
+}
+
+static ssize_t debloat_threshold_show(struct kobject *kobj,
+				      struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(hawkeye_debloat.threshold));
+}
+
+static ssize_t debloat_threshold_store(struct kobject *kobj,
+				       struct kobj_attribute *attr,
+				       const char *buf, size_t count)
+{
+	return debloat_store_uint(buf, count, hawkeye_debloat_set_threshold);
+}
+
+static ssize_t debloat_rate_show(struct kobject *kobj,
+				 struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(hawkeye_debloat.rate));
+}
+
+static ssize_t debloat_rate_store(struct kobject *kobj,
+				  struct kobj_attribute *attr,
+				  const char *buf, size_t count)
+{
+	return debloat_store_uint(buf, count, hawkeye_debloat_set_rate);
+}
+
+static struct kobj_attribute debloat_enabled_attr =
+	__ATTR(enabled, 0644, debloat_enabled_show, debloat_enabled_store);
+static struct kobj_attribute debloat_high_pct_attr =
+	__ATTR(high_pct, 0644, debloat_high_pct_show, debloat_high_pct_store);
+static struct kobj_attribute debloat_low_pct_attr =
+	__ATTR(low_pct, 0644, debloat_low_pct_show, debloat_low_pct_store);
+static struct kobj_attribute debloat_threshold_attr =
+	__ATTR(threshold, 0644, debloat_threshold_show, debloat_threshold_store);
+static struct kobj_attribute debloat_rate_attr =
+	__ATTR(rate, 0644, debloat_rate_show, debloat_rate_store);
+
+static struct attribute *debloat_attrs[] = {
+	&debloat_enabled_attr.attr,
+	&debloat_high_pct_attr.attr,
+	&debloat_low_pct_attr.attr,
+	&debloat_threshold_attr.attr,
+	&debloat_rate_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group debloat_group = {
+	.name = "debloat",
+	.attrs = debloat_attrs,
+};
+
 static int __init hawkeye_sysfs_init(void)
 {
 	struct kobject *kobj = kobject_create_and_add("hawkeye", mm_kobj);
@@ -124,6 +232,8 @@ static int __init hawkeye_sysfs_init(void)
 	if (!kobj)
 		return -ENOMEM;
 	ret = sysfs_create_group(kobj, &prezero_group);
+	if (!ret)
+		ret = sysfs_create_group(kobj, &debloat_group);
 	if (ret) {
 		pr_err("cannot create sysfs files: %d\n", ret);
 		kobject_put(kobj);

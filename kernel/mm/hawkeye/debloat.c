@@ -1,0 +1,599 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * HawkEye bloat recovery.
+ *
+ * A THP fault maps 2 MB at once, and much of it may never be written: the
+ * memory bloat of huge pages. While more than high_pct of memory is in use,
+ * a kernel thread, hawkeye_debloatd, looks for anonymous PMD-mapped THPs of
+ * which at least `threshold` 4 KB subpages are zero-filled and splits them,
+ * until less than low_pct of memory is in use. The split itself maps the
+ * zero-filled subpages to the shared zero page and frees them
+ * (RMP_USE_SHARED_ZEROPAGE, as for the underused THPs that the deferred
+ * split shrinker splits): it checks each subpage again after unmapping the
+ * folio, so what this file counts is only a hint, and a subpage written
+ * meanwhile keeps its contents.
+ *
+ * Processes are taken lowest estimated MMU overhead first. Until HawkEye
+ * measures access coverage, the estimate is the share of a process's huge
+ * pages accessed (PMD young) during a sampling window before each round.
+ *
+ * See Documentation/admin-guide/mm/hawkeye.rst.
+ */
+#define pr_fmt(fmt) "hawkeye: " fmt
+
+#include <linux/freezer.h>
+#include <linux/hawkeye.h>
+#include <linux/highmem.h>
+#include <linux/hrtimer.h>
+#include <linux/huge_mm.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/mmu_notifier.h>
+#include <linux/mutex.h>
+#include <linux/oom.h>
+#include <linux/page_idle.h>
+#include <linux/pagewalk.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/stat.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/userfaultfd_k.h>
+#include <linux/vmstat.h>
+#include <asm/tlbflush.h>
+
+#include "hawkeye.h"
+
+#define DEBLOAT_POLL		HZ	/* idle: look at memory use every second */
+#define DEBLOAT_SAMPLE		HZ	/* accesses are sampled this long per round */
+#define DEBLOAT_BATCH		16	/* most THPs examined per mmap_lock hold */
+
+DEFINE_STATIC_KEY_FALSE(hawkeye_debloat_key);
+
+struct hawkeye_debloat_params hawkeye_debloat = {
+	.high_pct = 85,			/* the paper's watermarks */
+	.low_pct = 70,
+	.threshold = HPAGE_PMD_NR / 2,	/* at least 1 MB back per split */
+	.rate = 1000,
+};
+
+static DEFINE_MUTEX(debloat_mutex);
+static struct task_struct *debloat_thread;
+
+/* A process in a round: its mm and its access estimate. */
+struct debloat_mm {
+	struct mm_struct *mm;
+	unsigned int nr_thp;	/* THPs that recovery may split */
+	unsigned int nr_young;	/* ... of which were accessed since the last sample */
+};
+
+/* The state of one page table walk. */
+struct debloat_walk {
+	unsigned int nr_thp;	/* sampling: THPs seen */
+	unsigned int nr_young;	/* ... and accessed */
+	unsigned int threshold;	/* scanning: zero subpages worth a split */
+	unsigned int budget;	/* ... THPs left to examine in this batch */
+	unsigned long next;	/* ... where the next batch starts */
+};
+
+/* Memory in use: all of RAM but what is available without swapping. */
+static unsigned long debloat_in_use(void)
+{
+	unsigned long total = totalram_pages();
+	unsigned long avail = max(si_mem_available(), 0L);
+
+	return total > avail ? total - avail : 0;
+}
+
+/*
+ * Watermark hysteresis: recovery starts once more than @high percent of
+ * @total pages are in use and goes on (@active) until less than @low are.
+ */
+static bool debloat_wanted(unsigned long in_use, unsigned long total,
+			   bool active, unsigned int high, unsigned int low)
+{
+	if (active)
+		return (u64)in_use * 100 >= (u64)low * total;
+	return (u64)in_use * 100 > (u64)high * total;
+}
+
+static bool debloat_wanted_now(bool active)
+{
+	return debloat_wanted(debloat_in_use(), totalram_pages(), active,
+			      READ_ONCE(hawkeye_debloat.high_pct),
+			      READ_ONCE(hawkeye_debloat.low_pct));
+}
+
+/*
+ * Only private anonymous memory is recovered. Left alone: mlocked memory
+ * (the split would not map the zero page there), shared and file-backed
+ * memory, KSM areas (KSM merges pages its own way) and userfaultfd-
+ * registered areas (a zero page mapped by the kernel would hide a fault
+ * from the monitor).
+ */
+static bool debloat_vma_suitable(struct vm_area_struct *vma)
+{
+	if (!vma_is_anonymous(vma) || userfaultfd_armed(vma))
+		return false;
+	return !(vma->vm_flags & (VM_LOCKED | VM_SHARED | VM_MERGEABLE));
+}
+
+static int debloat_test_walk(unsigned long start, unsigned long end,
+			     struct mm_walk *walk)
+{
+	return debloat_vma_suitable(walk->vma) ? 0 : 1;
+}
+
+/*
+ * The anonymous THP that @pmdval maps, if it is one recovery may split:
+ * mapped by this process only, so that no other process loses its huge
+ * mapping. Called under the PMD lock.
+ */
+static struct folio *debloat_pmd_folio(pmd_t pmdval)
+{
+	struct folio *folio;
+
+	if (!pmd_present(pmdval) || !pmd_trans_huge(pmdval) ||
+	    is_huge_zero_pmd(pmdval))
+		return NULL;
+	folio = pmd_folio(pmdval);
+	if (!folio_test_anon(folio) || folio_mapcount(folio) != 1)
+		return NULL;
+	return folio;
+}
+
+/* Sampling: count the THPs and the accessed ones, clear the young bits. */
+static int debloat_sample_pmd(pmd_t *pmd, unsigned long addr,
+			      unsigned long end, struct mm_walk *walk)
+{
+	struct debloat_walk *dw = walk->private;
+	struct folio *folio;
+	spinlock_t *ptl;
+
+	cond_resched();
+	ptl = pmd_trans_huge_lock(pmd, walk->vma);
+	if (!ptl)
+		return 0;
+	folio = debloat_pmd_folio(*pmd);
+	if (folio) {
+		dw->nr_thp++;
+		if (pmdp_clear_young_notify(walk->vma, addr & HPAGE_PMD_MASK,
+					    pmd)) {
+			dw->nr_young++;
+			/* Keep the access for reclaim, as DAMON does. */
+			folio_set_young(folio);
+		}
+	}
+	spin_unlock(ptl);
+	return 0;
+}
+
+static const struct mm_walk_ops debloat_sample_ops = {
+	.test_walk = debloat_test_walk,
+	.pmd_entry = debloat_sample_pmd,
+	.walk_lock = PGWALK_RDLOCK,
+};
+
+/*
+ * Measure the share of @dm's THPs accessed since the last call and start
+ * a new window: young bits cleared, and the TLB flushed so that the next
+ * access sets them again.
+ */
+static void debloat_sample_mm(struct debloat_mm *dm)
+{
+	struct debloat_walk dw = {};
+
+	mmap_read_lock(dm->mm);
+	walk_page_range(dm->mm, 0, ULONG_MAX, &debloat_sample_ops, &dw);
+	mmap_read_unlock(dm->mm);
+	if (dw.nr_young)
+		flush_tlb_mm(dm->mm);
+	dm->nr_thp = dw.nr_thp;
+	dm->nr_young = dw.nr_young;
+}
+
+/*
+ * Is the 4 KB page at @addr zero-filled? Reading stops at the first
+ * non-zero byte; *@bytes grows by the number of bytes read.
+ */
+static bool debloat_page_is_zero(const void *addr, unsigned long *bytes)
+{
+	const u8 *nz = memchr_inv(addr, 0, PAGE_SIZE);
+
+	*bytes += nz ? nz - (const u8 *)addr + 1 : PAGE_SIZE;
+	return !nz;
+}
+
+/*
+ * Has @folio at least @threshold zero-filled subpages? Stops as soon as
+ * the answer is known. The folio is mapped and may be written meanwhile:
+ * the answer is a hint, the split checks each subpage again.
+ */
+static bool debloat_worth_splitting(struct folio *folio, unsigned int threshold,
+				    unsigned long *bytes)
+{
+	unsigned int nr = folio_nr_pages(folio), zero = 0, i;
+
+	for (i = 0; i < nr; i++) {
+		void *addr = kmap_local_folio(folio, i * PAGE_SIZE);
+
+		if (debloat_page_is_zero(addr, bytes))
+			zero++;
+		kunmap_local(addr);
+		if (zero >= threshold)
+			return true;
+		/* Too many in use for the rest to reach the threshold. */
+		if (i + 1 - zero > nr - threshold)
+			return false;
+	}
+	return false;
+}
+
+/* Subpages of the 2 MB at @addr that now map the shared zero page. */
+static unsigned int debloat_zero_ptes(struct mm_struct *mm, pmd_t *pmd,
+				      unsigned long addr)
+{
+	unsigned int i, nr = 0;
+	spinlock_t *ptl;
+	pte_t *pte;
+
+	pte = pte_offset_map_lock(mm, pmd, addr, &ptl);
+	if (!pte)
+		return 0;
+	for (i = 0; i < HPAGE_PMD_NR; i++) {
+		pte_t ptent = ptep_get(pte + i);
+
+		if (pte_present(ptent) && is_zero_pfn(pte_pfn(ptent)))
+			nr++;
+	}
+	pte_unmap_unlock(pte, ptl);
+	return nr;
+}
+
+/*
+ * Split @folio (referenced by the caller) as split_huge_page() requires:
+ * locked, and not pinned by anyone else. On success the subpages that
+ * are zero-filled then are mapped to the zero page and freed.
+ */
+static void debloat_split(struct mm_walk *walk, pmd_t *pmd, unsigned long addr,
+			  struct folio *folio)
+{
+	int err;
+
+	if (!folio_trylock(folio))
+		return;
+	/* Split or freed by someone else since it was looked at? */
+	err = folio_test_large(folio) && folio_test_anon(folio) ?
+	      split_folio(folio) : -EBUSY;
+	folio_unlock(folio);
+	if (err)
+		return;
+	count_vm_event(HAWKEYE_DEBLOAT_THP_SPLIT);
+	count_vm_events(HAWKEYE_DEBLOAT_ZERO_PAGES_FREED,
+			debloat_zero_ptes(walk->mm, pmd, addr));
+}
+
+/* Scanning: examine THPs, split those with enough zero-filled subpages. */
+static int debloat_scan_pmd(pmd_t *pmd, unsigned long addr,
+			    unsigned long end, struct mm_walk *walk)
+{
+	struct debloat_walk *dw = walk->private;
+	unsigned long bytes = 0;
+	struct folio *folio;
+	spinlock_t *ptl;
+
+	cond_resched();
+	ptl = pmd_trans_huge_lock(pmd, walk->vma);
+	if (!ptl)
+		return 0;
+	folio = debloat_pmd_folio(*pmd);
+	if (folio)
+		folio_get(folio);
+	spin_unlock(ptl);
+	if (!folio)
+		return 0;
+
+	addr &= HPAGE_PMD_MASK;
+	if (!folio_contain_hwpoisoned_page(folio) &&
+	    debloat_worth_splitting(folio, dw->threshold, &bytes))
+		debloat_split(walk, pmd, addr, folio);
+	folio_put(folio);
+	count_vm_event(HAWKEYE_DEBLOAT_THP_SCANNED);
+	count_vm_events(HAWKEYE_DEBLOAT_BYTES_READ, bytes);
+
+	dw->next = addr + HPAGE_PMD_SIZE;
+	/* Batch done: the caller drops mmap_lock and keeps to the rate. */
+	return --dw->budget ? 0 : 1;
+}
+
+static const struct mm_walk_ops debloat_scan_ops = {
+	.test_walk = debloat_test_walk,
+	.pmd_entry = debloat_scan_pmd,
+	.walk_lock = PGWALK_RDLOCK,
+};
+
+/* How long examining @nr THPs may take at @rate a second; 0: no limit. */
+static u64 debloat_budget_ns(unsigned int nr, unsigned int rate)
+{
+	return rate ? div_u64((u64)nr * NSEC_PER_SEC, rate) : 0;
+}
+
+/* Token bucket: pay for @nr THPs examined, never bank idle time. */
+static void debloat_throttle(unsigned int nr, ktime_t *next)
+{
+	ktime_t now = ktime_get();
+
+	*next = ktime_add_ns(ktime_after(*next, now) ? *next : now,
+			     debloat_budget_ns(nr, READ_ONCE(hawkeye_debloat.rate)));
+	if (ktime_after(*next, now)) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		schedule_hrtimeout_range(next, NSEC_PER_MSEC, HRTIMER_MODE_ABS);
+	} else {
+		cond_resched();
+	}
+}
+
+/* The process has exited (we hold the last user) or was OOM-reaped. */
+static bool debloat_mm_gone(struct mm_struct *mm)
+{
+	return atomic_read(&mm->mm_users) <= 1 ||
+	       test_bit(MMF_OOM_SKIP, &mm->flags);
+}
+
+/*
+ * Examine all THPs of @mm, in batches of at most DEBLOAT_BATCH under
+ * mmap_lock, at the configured rate. Returns false once recovery should
+ * stop: memory use fell below the low watermark, or the thread is told to.
+ */
+static bool debloat_scan_mm(struct mm_struct *mm, ktime_t *next)
+{
+	struct debloat_walk dw = {};
+	int ret;
+
+	do {
+		unsigned int rate = READ_ONCE(hawkeye_debloat.rate);
+		unsigned int batch = DEBLOAT_BATCH;
+
+		if (kthread_should_stop() || !debloat_wanted_now(true))
+			return false;
+		if (debloat_mm_gone(mm))
+			return true;
+		/* About a tenth of a second's worth at a time. */
+		if (rate)
+			batch = clamp(rate / 10, 1U, batch);
+		dw.budget = batch;
+		dw.threshold = READ_ONCE(hawkeye_debloat.threshold);
+		mmap_read_lock(mm);
+		ret = walk_page_range(mm, dw.next, ULONG_MAX, &debloat_scan_ops, &dw);
+		mmap_read_unlock(mm);
+		debloat_throttle(batch - dw.budget, next);
+	} while (ret > 0);
+	return true;
+}
+
+static int debloat_cmp_mm(const void *a, const void *b)
+{
+	const struct debloat_mm *x = a, *y = b;
+
+	if (x->mm == y->mm)
+		return 0;
+	return x->mm < y->mm ? -1 : 1;
+}
+
+/*
+ * Lowest estimated MMU overhead first: the lowest share of THPs accessed
+ * in the sample window. Ties: more THPs first.
+ */
+static int debloat_cmp_overhead(const void *a, const void *b)
+{
+	const struct debloat_mm *x = a, *y = b;
+	u64 xs = (u64)x->nr_young * y->nr_thp, ys = (u64)y->nr_young * x->nr_thp;
+
+	if (xs != ys)
+		return xs < ys ? -1 : 1;
+	if (x->nr_thp != y->nr_thp)
+		return x->nr_thp > y->nr_thp ? -1 : 1;
+	return 0;
+}
+
+/* Drop (mmput) the processes that have no THP to recover. */
+static int debloat_drop_idle(struct debloat_mm *mms, int nr)
+{
+	int i, n = 0;
+
+	for (i = 0; i < nr; i++) {
+		if (mms[i].nr_thp)
+			mms[n++] = mms[i];
+		else
+			mmput(mms[i].mm);
+	}
+	return n;
+}
+
+/*
+ * Take a reference on the mm of every user process (a process whose
+ * threads have all exited has none). Returns the number taken, the array
+ * in *@out.
+ */
+static int debloat_get_mms(struct debloat_mm **out)
+{
+	int max = nr_processes() + 16, nr = 0, i, n;
+	struct debloat_mm *mms;
+	struct task_struct *p;
+
+	*out = mms = kvcalloc(max, sizeof(*mms), GFP_KERNEL);
+	if (!mms)
+		return 0;
+	rcu_read_lock();
+	for_each_process(p) {
+		struct task_struct *t;
+
+		if (nr == max)
+			break;
+		if (p->flags & PF_KTHREAD)
+			continue;
+		t = find_lock_task_mm(p);
+		if (!t)
+			continue;
+		if (mmget_not_zero(t->mm))
+			mms[nr++].mm = t->mm;
+		task_unlock(t);
+	}
+	rcu_read_unlock();
+
+	/* Processes sharing an mm (CLONE_VM): keep one. */
+	sort(mms, nr, sizeof(*mms), debloat_cmp_mm, NULL);
+	for (i = 0, n = 0; i < nr; i++) {
+		if (n && mms[n - 1].mm == mms[i].mm)
+			mmput(mms[i].mm);
+		else
+			mms[n++] = mms[i];
+	}
+	return n;
+}
+
+/*
+ * One round: sample every process's accesses for DEBLOAT_SAMPLE, then
+ * examine their THPs, lowest estimated overhead first. Returns whether
+ * recovery is still wanted.
+ */
+static bool debloat_round(void)
+{
+	ktime_t next = ktime_get();
+	struct debloat_mm *mms;
+	bool more = true;
+	int i, nr;
+
+	nr = debloat_get_mms(&mms);
+	for (i = 0; i < nr; i++)
+		debloat_sample_mm(&mms[i]);
+	nr = debloat_drop_idle(mms, nr);
+
+	schedule_timeout_interruptible(DEBLOAT_SAMPLE);
+
+	for (i = 0; i < nr; i++)
+		debloat_sample_mm(&mms[i]);
+	sort(mms, nr, sizeof(*mms), debloat_cmp_overhead, NULL);
+	for (i = 0; i < nr && more; i++)
+		more = debloat_scan_mm(mms[i].mm, &next);
+
+	for (i = 0; i < nr; i++)
+		mmput(mms[i].mm);
+	kvfree(mms);
+	return more && debloat_wanted_now(true);
+}
+
+static int debloat_thread_fn(void *unused)
+{
+	bool active = false;
+
+	set_freezable();
+	while (!kthread_should_stop()) {
+		try_to_freeze();
+		active = debloat_wanted_now(active);
+		if (active)
+			active = debloat_round();
+		else
+			schedule_timeout_interruptible(DEBLOAT_POLL);
+	}
+	return 0;
+}
+
+int hawkeye_debloat_set_enabled(bool on)
+{
+	struct task_struct *t;
+	int ret = 0;
+
+	mutex_lock(&debloat_mutex);
+	if (on == hawkeye_debloat_enabled())
+		goto out;
+	if (!on) {
+		static_branch_disable(&hawkeye_debloat_key);
+		kthread_stop(debloat_thread);
+		debloat_thread = NULL;
+		goto out;
+	}
+	t = kthread_run(debloat_thread_fn, NULL, "hawkeye_debloatd");
+	if (IS_ERR(t)) {
+		ret = PTR_ERR(t);
+		goto out;
+	}
+	debloat_thread = t;
+	static_branch_enable(&hawkeye_debloat_key);
+out:
+	mutex_unlock(&debloat_mutex);
+	return ret;
+}
+
+/* A range with threshold zero-page PTEs would be split again. */
+unsigned int __hawkeye_max_ptes_none(void)
+{
+	return READ_ONCE(hawkeye_debloat.threshold) - 1;
+}
+
+static bool debloat_watermarks_valid(unsigned int high, unsigned int low)
+{
+	return high <= 100 && low < high;
+}
+
+int hawkeye_debloat_set_high_pct(unsigned int pct)
+{
+	int ret = -EINVAL;
+
+	mutex_lock(&debloat_mutex);
+	if (debloat_watermarks_valid(pct, hawkeye_debloat.low_pct)) {
+		WRITE_ONCE(hawkeye_debloat.high_pct, pct);
+		ret = 0;
+	}
+	mutex_unlock(&debloat_mutex);
+	return ret;
+}
+
+int hawkeye_debloat_set_low_pct(unsigned int pct)
+{
+	int ret = -EINVAL;
+
+	mutex_lock(&debloat_mutex);
+	if (debloat_watermarks_valid(hawkeye_debloat.high_pct, pct)) {
+		WRITE_ONCE(hawkeye_debloat.low_pct, pct);
+		ret = 0;
+	}
+	mutex_unlock(&debloat_mutex);
+	return ret;
+}
+
+int hawkeye_debloat_set_threshold(unsigned int nr)
+{
+	if (nr < 1 || nr > HPAGE_PMD_NR)
+		return -EINVAL;
+	WRITE_ONCE(hawkeye_debloat.threshold, nr);
+	return 0;
+}
+
+int hawkeye_debloat_set_rate(unsigned int rate)
+{
+	if (rate > HAWKEYE_DEBLOAT_MAX_RATE)
+		return -EINVAL;
+	WRITE_ONCE(hawkeye_debloat.rate, rate);
+	return 0;
+}
+
+static bool debloat_at_boot __initdata;
+
+static int __init setup_hawkeye_debloat(char *s)
+{
+	return kstrtobool(s, &debloat_at_boot) == 0;
+}
+__setup("hawkeye_debloat=", setup_hawkeye_debloat);
+
+static int __init hawkeye_debloat_init(void)
+{
+	if (debloat_at_boot)
+		hawkeye_debloat_set_enabled(true);
+	return 0;
+}
+late_initcall(hawkeye_debloat_init);
+
+#ifdef CONFIG_HAWKEYE_KUNIT_TEST
+#include "tests/debloat-kunit.h"
+#endif

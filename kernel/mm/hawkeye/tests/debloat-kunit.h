@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * KUnit tests of HawkEye bloat recovery, built into debloat.c so that they
+ * reach its static functions.
+ */
+#ifndef _MM_HAWKEYE_DEBLOAT_KUNIT_H
+#define _MM_HAWKEYE_DEBLOAT_KUNIT_H
+
+#include <kunit/test.h>
+#include <linux/string.h>
+
+static void debloat_test_page_is_zero(struct kunit *test)
+{
+	struct page *page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	unsigned long bytes = 0;
+	u8 *p;
+
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	p = page_address(page);
+
+	KUNIT_EXPECT_TRUE(test, debloat_page_is_zero(p, &bytes));
+	KUNIT_EXPECT_EQ(test, bytes, PAGE_SIZE);
+
+	/* Reading stops at the first non-zero byte, which is read. */
+	p[9] = 0x42;
+	bytes = 0;
+	KUNIT_EXPECT_FALSE(test, debloat_page_is_zero(p, &bytes));
+	KUNIT_EXPECT_EQ(test, bytes, 10UL);
+
+	p[0] = 1;
+	bytes = 0;
+	KUNIT_EXPECT_FALSE(test, debloat_page_is_zero(p, &bytes));
+	KUNIT_EXPECT_EQ(test, bytes, 1UL);
+
+	memset(p, 0, PAGE_SIZE);
+	p[PAGE_SIZE - 1] = 0x80;
+	bytes = 0;
+	KUNIT_EXPECT_FALSE(test, debloat_page_is_zero(p, &bytes));
+	KUNIT_EXPECT_EQ(test, bytes, PAGE_SIZE);
+
+	__free_page(page);
+}
+
+/* Set byte @off of every subpage i of @folio for which @pick(i) holds. */
+static void debloat_test_fill(struct folio *folio, bool (*pick)(unsigned int),
+			      unsigned int off)
+{
+	unsigned int i;
+
+	for (i = 0; i < folio_nr_pages(folio); i++) {
+		u8 *p = kmap_local_folio(folio, i * PAGE_SIZE);
+
+		memset(p, 0, PAGE_SIZE);
+		if (pick(i))
+			p[off] = 0xa5;
+		kunmap_local(p);
+	}
+}
+
+static bool debloat_test_none(unsigned int i)
+{
+	return false;
+}
+
+static bool debloat_test_first_300(unsigned int i)
+{
+	return i < 300;
+}
+
+static bool debloat_test_even(unsigned int i)
+{
+	return !(i & 1);
+}
+
+static void debloat_test_worth_splitting(struct kunit *test)
+{
+	struct folio *folio = folio_alloc(GFP_KERNEL, HPAGE_PMD_ORDER);
+	unsigned long bytes;
+
+	if (!folio)
+		kunit_skip(test, "no free huge page");
+
+	/* All zero: done once the threshold is reached. */
+	debloat_test_fill(folio, debloat_test_none, 0);
+	bytes = 0;
+	KUNIT_EXPECT_TRUE(test, debloat_worth_splitting(folio, 256, &bytes));
+	KUNIT_EXPECT_EQ(test, bytes, 256 * PAGE_SIZE);
+	bytes = 0;
+	KUNIT_EXPECT_TRUE(test, debloat_worth_splitting(folio, HPAGE_PMD_NR, &bytes));
+	KUNIT_EXPECT_EQ(test, bytes, HPAGE_PMD_NR * PAGE_SIZE);
+
+	/* 257 subpages in use cannot leave 256 zero ones: one byte each. */
+	debloat_test_fill(folio, debloat_test_first_300, 0);
+	bytes = 0;
+	KUNIT_EXPECT_FALSE(test, debloat_worth_splitting(folio, 256, &bytes));
+	KUNIT_EXPECT_EQ(test, bytes, 257UL);
+
+	/* Every other subpage in use, first non-zero byte at offset 9. */
+	debloat_test_fill(folio, debloat_test_even, 9);
+	bytes = 0;
+	KUNIT_EXPECT_TRUE(test, debloat_worth_splitting(folio, 256, &bytes));
+	KUNIT_EXPECT_EQ(test, bytes, 256 * PAGE_SIZE + 256 * 10);
+	/* 257 needed: known impossible at the 256th subpage in use (510). */
+	bytes = 0;
+	KUNIT_EXPECT_FALSE(test, debloat_worth_splitting(folio, 257, &bytes));
+	KUNIT_EXPECT_EQ(test, bytes, 255 * PAGE_SIZE + 256 * 10);
+
+	folio_put(folio);
+}
+
+static void debloat_test_hysteresis(struct kunit *test)
+{
+	/* Idle: start only above the high watermark. */
+	KUNIT_EXPECT_FALSE(test, debloat_wanted(700, 1000, false, 85, 70));
+	KUNIT_EXPECT_FALSE(test, debloat_wanted(800, 1000, false, 85, 70));
+	KUNIT_EXPECT_FALSE(test, debloat_wanted(850, 1000, false, 85, 70));
+	KUNIT_EXPECT_TRUE(test, debloat_wanted(851, 1000, false, 85, 70));
+	/* Running: go on until below the low watermark. */
+	KUNIT_EXPECT_TRUE(test, debloat_wanted(851, 1000, true, 85, 70));
+	KUNIT_EXPECT_TRUE(test, debloat_wanted(800, 1000, true, 85, 70));
+	KUNIT_EXPECT_TRUE(test, debloat_wanted(700, 1000, true, 85, 70));
+	KUNIT_EXPECT_FALSE(test, debloat_wanted(699, 1000, true, 85, 70));
+	/* No overflow with large memory (64 TB of 4 KB pages). */
+	KUNIT_EXPECT_TRUE(test, debloat_wanted(1UL << 34, 1UL << 34, false, 85, 70));
+	KUNIT_EXPECT_FALSE(test, debloat_wanted(1UL << 33, 1UL << 34, false, 85, 70));
+	/* low 0 never stops, high 100 never starts. */
+	KUNIT_EXPECT_TRUE(test, debloat_wanted(0, 1000, true, 85, 0));
+	KUNIT_EXPECT_FALSE(test, debloat_wanted(1000, 1000, false, 100, 70));
+}
+
+static void debloat_test_bad_knobs_change_nothing(struct kunit *test)
+{
+	struct hawkeye_debloat_params old = hawkeye_debloat;
+
+	KUNIT_EXPECT_EQ(test, hawkeye_debloat_set_high_pct(101), -EINVAL);
+	KUNIT_EXPECT_EQ(test, hawkeye_debloat_set_high_pct(old.low_pct), -EINVAL);
+	KUNIT_EXPECT_EQ(test, hawkeye_debloat_set_low_pct(old.high_pct), -EINVAL);
+	KUNIT_EXPECT_EQ(test, hawkeye_debloat_set_low_pct(UINT_MAX), -EINVAL);
+	KUNIT_EXPECT_EQ(test, hawkeye_debloat_set_threshold(0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, hawkeye_debloat_set_threshold(HPAGE_PMD_NR + 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, hawkeye_debloat_set_rate(HAWKEYE_DEBLOAT_MAX_RATE + 1),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, hawkeye_debloat.high_pct, old.high_pct);
+	KUNIT_EXPECT_EQ(test, hawkeye_debloat.low_pct, old.low_pct);
+	KUNIT_EXPECT_EQ(test, hawkeye_debloat.threshold, old.threshold);
+	KUNIT_EXPECT_EQ(test, hawkeye_debloat.rate, old.rate);
+
+	/* Lowering both: low first, then high. */
+	KUNIT_EXPECT_EQ(test, hawkeye_debloat_set_low_pct(10), 0);
+	KUNIT_EXPECT_EQ(test, hawkeye_debloat_set_high_pct(20), 0);
+	KUNIT_EXPECT_EQ(test, hawkeye_debloat.low_pct, 10U);
+	KUNIT_EXPECT_EQ(test, hawkeye_debloat.high_pct, 20U);
+	KUNIT_EXPECT_EQ(test, hawkeye_debloat_set_threshold(HPAGE_PMD_NR), 0);
+	KUNIT_EXPECT_EQ(test, hawkeye_debloat_set_threshold(1), 0);
+	KUNIT_EXPECT_EQ(test, hawkeye_debloat_set_rate(0), 0);
+
+	KUNIT_EXPECT_EQ(test, hawkeye_debloat_set_high_pct(old.high_pct), 0);
+	KUNIT_EXPECT_EQ(test, hawkeye_debloat_set_low_pct(old.low_pct), 0);
+	KUNIT_EXPECT_EQ(test, hawkeye_debloat_set_threshold(old.threshold), 0);
+	KUNIT_EXPECT_EQ(test, hawkeye_debloat_set_rate(old.rate), 0);
+}
+
+static void debloat_test_order(struct kunit *test)
+{
+	struct debloat_mm mms[] = {
+		{ .nr_thp = 10, .nr_young = 5 },	/* 50% accessed */
+		{ .nr_thp = 100, .nr_young = 10 },	/* 10% */
+		{ .nr_thp = 4, .nr_young = 0 },		/* none */
+		{ .nr_thp = 8, .nr_young = 0 },		/* none, more THPs */
+	};
+
+	sort(mms, ARRAY_SIZE(mms), sizeof(mms[0]), debloat_cmp_overhead, NULL);
+	KUNIT_EXPECT_EQ(test, mms[0].nr_thp, 8U);
+	KUNIT_EXPECT_EQ(test, mms[1].nr_thp, 4U);
+	KUNIT_EXPECT_EQ(test, mms[2].nr_thp, 100U);
+	KUNIT_EXPECT_EQ(test, mms[3].nr_thp, 10U);
+}
+
+static void debloat_test_budget(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, debloat_budget_ns(16, 1000), 16ULL * NSEC_PER_MSEC);
+	KUNIT_EXPECT_EQ(test, debloat_budget_ns(1, 1), (u64)NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, debloat_budget_ns(16, 0), 0ULL);
+}
+
+static struct kunit_case hawkeye_debloat_cases[] = {
+	KUNIT_CASE(debloat_test_page_is_zero),
+	KUNIT_CASE(debloat_test_worth_splitting),
+	KUNIT_CASE(debloat_test_hysteresis),
+	KUNIT_CASE(debloat_test_bad_knobs_change_nothing),
+	KUNIT_CASE(debloat_test_order),
+	KUNIT_CASE(debloat_test_budget),
+	{}
+};
+
+static struct kunit_suite hawkeye_debloat_suite = {
+	.name = "hawkeye-debloat",
+	.test_cases = hawkeye_debloat_cases,
+};
+kunit_test_suite(hawkeye_debloat_suite);
+
+#endif /* _MM_HAWKEYE_DEBLOAT_KUNIT_H */
