@@ -60,8 +60,9 @@ unsigned int __hawkeye_max_ptes_none(void);
 
 /*
  * khugepaged's limit on empty or zero-page PTEs in an anonymous range it
- * collapses. While bloat recovery is on, a range that recovery would split
- * (threshold or more zero-filled subpages) is not collapsed.
+ * collapses. While bloat recovery is on and memory is tight, a range that
+ * recovery would split (threshold or more zero-filled subpages) is not
+ * collapsed.
  */
 static inline unsigned int hawkeye_max_ptes_none(unsigned int max_ptes_none)
 {

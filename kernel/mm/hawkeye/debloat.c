@@ -525,9 +525,18 @@ out:
 	return ret;
 }
 
-/* A range with threshold zero-page PTEs would be split again. */
+/*
+ * While memory is tight (low_pct or more in use), a range with threshold
+ * empty or zero-page PTEs would be split again: khugepaged leaves it. While
+ * memory is free, bloat costs nothing and khugepaged follows its own knobs,
+ * as HawkEye is aggressive with huge pages until memory gets tight. The
+ * flip side is bounded: recovery stops just below low_pct, and collapses
+ * stop again as soon as they bring memory use back to low_pct.
+ */
 unsigned int __hawkeye_max_ptes_none(void)
 {
+	if (!debloat_wanted_now(true))
+		return HPAGE_PMD_NR - 1;
 	return READ_ONCE(hawkeye_debloat.threshold) - 1;
 }
 

@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# The paper's Redis bloat experiment (§2.1, Figure 1, Table 7), scaled to
+# the VM; run INSIDE the guest as root. For each configuration, one fresh
+# redis-server:
+#   P1  insert 4 KB values until the dataset is DATA_PCT of MemTotal
+#   P2  delete a random DEL_PCT of the keys, wait SETTLE s (jemalloc gives
+#       the pages back; khugepaged may collapse the holes back)
+#   T1  GET throughput for TPUT s: no memory pressure yet
+#   P3  insert 2 MB values until the dataset is back at the P1 size
+#   T2  GET throughput for TPUT s, after SETTLE s: under pressure
+# Every second: the server's RSS, huge pages, swap, MemAvailable and the
+# counters; JSON lines to OUTFILE. Configurations (all in this boot):
+#   Linux-4KB  THP never                  Linux-2MB  THP always
+#   HawkEye    THP always, pre-zeroing and bloat recovery on
+# khugepaged scans faster than by default (the same for all), so that what
+# it does happens within minutes.
+#
+#   bench/bloat.sh -o OUTFILE [-b BINDIR] [-d DATA_PCT] [-x DEL_PCT]
+#                  [-s SETTLE] [-t TPUT] [-c CONFIGS]
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+out=results/raw/bloat.jsonl bindir=$here/../build/bench
+data_pct=50 del_pct=70 settle=60 tput=20 seed=1
+configs="Linux-4KB Linux-2MB HawkEye"
+while getopts o:b:d:x:s:t:c: opt; do
+	case $opt in
+	o) out=$OPTARG ;;
+	b) bindir=$OPTARG ;;
+	d) data_pct=$OPTARG ;;
+	x) del_pct=$OPTARG ;;
+	s) settle=$OPTARG ;;
+	t) tput=$OPTARG ;;
+	c) configs=$OPTARG ;;
+	*) echo "usage: $0 [-o OUTFILE] [-b BINDIR] [-d DATA_PCT] [-x DEL_PCT] [-s SETTLE] [-t TPUT] [-c CONFIGS]" >&2
+	   exit 2 ;;
+	esac
+done
+
+THP=/sys/kernel/mm/transparent_hugepage
+KH=$THP/khugepaged
+H=/sys/kernel/mm/hawkeye
+command -v redis-server >/dev/null || { echo "bloat.sh: redis-server is not installed" >&2; exit 1; }
+[ -d $H/debloat ] || { echo "bloat.sh: this kernel has no HawkEye bloat recovery" >&2; exit 1; }
+
+sock=/tmp/bloat-redis.sock
+client() { "$bindir/redisbloat" -s $sock "$@"; }
+vm() { awk -v k="$1" '$1 == k {print $2}' /proc/vmstat; }
+mem() { awk -v k="$1:" '$1 == k {print $2}' /proc/meminfo; }
+
+# Knobs as booted, put back at the end.
+knobs="$THP/enabled $THP/defrag $KH/pages_to_scan $KH/scan_sleep_millisecs
+	$KH/alloc_sleep_millisecs $KH/max_ptes_none $H/prezero/enabled $H/debloat/enabled"
+declare -A orig
+for f in $knobs; do orig[$f]=$(sed 's/.*\[\(.*\)\].*/\1/' "$f"); done
+redis_pid=
+reset() {
+	[ -z "$redis_pid" ] || kill -9 "$redis_pid" 2>/dev/null || true
+	for f in $knobs; do echo "${orig[$f]}" >"$f" 2>/dev/null || true; done
+}
+trap reset EXIT
+
+memtotal=$(mem MemTotal)
+# About 4.2 kB per key: the 4 KB value's jemalloc slot plus the key and
+# Redis's own structures.
+keys=$((memtotal * data_pct / 100 * 10 / 42))
+mkdir -p "$(dirname "$out")"
+: >"$out"
+printf '{"type": "env", "kernel": "%s", "mem_total_kb": %s, "swap_total_kb": %s, "cpus": %s, "keys": %s, "value_size": 4090, "data_pct": %s, "del_pct": %s, "redis": "%s"}\n' \
+	"$(uname -r)" "$memtotal" "$(mem SwapTotal)" "$(nproc)" $keys "$data_pct" "$del_pct" \
+	"$(redis-server --version | awk '{print $3}' | cut -d= -f2)" >>"$out"
+
+setup() {
+	echo 0 >$H/debloat/enabled
+	echo 0 >$H/prezero/enabled
+	case $1 in
+	Linux-4KB) echo never >$THP/enabled ;;
+	Linux-2MB) echo always >$THP/enabled ;;
+	HawkEye)
+		echo always >$THP/enabled
+		echo 1 >$H/prezero/enabled
+		echo 1 >$H/debloat/enabled ;;
+	*) echo "bloat.sh: unknown configuration $1" >&2; exit 2 ;;
+	esac
+	echo madvise >$THP/defrag
+	echo 511 >$KH/max_ptes_none
+	echo 32768 >$KH/pages_to_scan
+	echo 200 >$KH/scan_sleep_millisecs
+	echo 200 >$KH/alloc_sleep_millisecs
+}
+
+# One sample of the server and the system, as a JSON line.
+sample() {
+	local t=$1 phase=$2 st
+	st=$(awk '/^(VmRSS|VmSwap):/ {printf "%s ", $2}' /proc/"$redis_pid"/status 2>/dev/null) || return 0
+	[ -n "$st" ] || return 0
+	set -- $st
+	printf '{"type": "sample", "config": "%s", "t": %s, "phase": "%s", "rss_kb": %s, "swap_kb": %s, "anon_huge_kb": %s, "mem_available_kb": %s, "swap_used_kb": %s, "thp_split": %s, "zero_freed": %s, "collapse": %s}\n' \
+		"$config" "$t" "$phase" "$1" "$2" \
+		"$(awk '/^AnonHugePages:/ {print $2}' /proc/"$redis_pid"/smaps_rollup 2>/dev/null || echo 0)" \
+		"$(mem MemAvailable)" $(($(mem SwapTotal) - $(mem SwapFree))) \
+		"$(vm hawkeye_debloat_thp_split)" "$(vm hawkeye_debloat_zero_pages_freed)" \
+		"$(vm thp_collapse_alloc)" >>"$out"
+}
+
+sampler() {
+	local start=$1
+	while kill -0 "$redis_pid" 2>/dev/null; do
+		sample "$(echo "$(date +%s.%N) - $start" | bc)" "$(cat /tmp/bloat.phase)"
+		sleep 1
+	done
+}
+
+phase() {
+	echo "$1" >/tmp/bloat.phase
+	echo "bloat.sh: $config: $1" >&2
+}
+
+# A JSON line for one step; an "error" if the server died under it.
+step() {
+	local name=$1 r
+	shift
+	if r=$(client "$@"); then
+		echo "${r%\}}, \"type\": \"step\", \"config\": \"$config\", \"phase\": \"$name\"}" >>"$out"
+	else
+		printf '{"type": "step", "config": "%s", "phase": "%s", "error": "server gone"}\n' \
+			"$config" "$name" >>"$out"
+		return 1
+	fi
+}
+
+for config in $configs; do
+	setup "$config"
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	echo 1 >/proc/sys/vm/compact_memory
+	rm -f $sock
+	# disable-thp no: Redis turns THP off for itself by default.
+	redis-server --port 0 --unixsocket $sock --save "" --appendonly no \
+		--disable-thp no --daemonize no --loglevel warning >/tmp/bloat-redis.log 2>&1 &
+	redis_pid=$!
+	for _ in $(seq 100); do [ -S $sock ] && break; sleep 0.2; done
+	oom0=$(vm oom_kill)
+	phase P1
+	start=$(date +%s.%N)
+	sampler "$start" &
+	sampler_pid=$!
+	ok=1
+	step P1 fill key $keys 4090 || ok=0
+	if [ $ok = 1 ]; then
+		phase P2
+		out_del=$(client del key $keys "$del_pct" $seed) || ok=0
+		echo "${out_del%\}}, \"type\": \"step\", \"config\": \"$config\", \"phase\": \"P2\"}" >>"$out"
+		sleep "$settle"
+	fi
+	if [ $ok = 1 ]; then
+		phase T1
+		step T1 get key $keys "$del_pct" $seed "$tput" || ok=0
+	fi
+	if [ $ok = 1 ]; then
+		# As many 2 MB values as the 4 KB ones deleted took.
+		deleted=$(echo "$out_del" | sed 's/.*"keys": \([0-9]*\).*/\1/')
+		big=$(((deleted * 4090 + 2097151) / 2097152))
+		phase P3
+		step P3 fill big $big 2097152 || ok=0
+	fi
+	if [ $ok = 1 ]; then
+		phase settle
+		sleep "$settle"
+		phase T2
+		step T2 get key $keys "$del_pct" $seed "$tput" || ok=0
+	fi
+	alive=0
+	kill -0 "$redis_pid" 2>/dev/null && alive=1
+	printf '{"type": "end", "config": "%s", "completed": %s, "server_alive": %s, "oom_kills": %s, "seconds": %s}\n' \
+		"$config" $ok $alive $(($(vm oom_kill) - oom0)) \
+		"$(echo "$(date +%s.%N) - $start" | bc)" >>"$out"
+	kill -9 "$redis_pid" 2>/dev/null || true
+	wait "$redis_pid" 2>/dev/null || true
+	redis_pid=
+	wait "$sampler_pid" 2>/dev/null || true
+done
+echo "bloat.sh: done; raw results in $out" >&2

@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""Summarise bench/bloat.sh output: Redis memory and throughput per kernel
+configuration (the paper's Table 7) and RSS over time (its Figure 1).
+
+  bench/bloat_report.py [INPUT.jsonl] [-o results/bloat.json] [--plot results/bloat-rss.png]
+
+Memory is the server's footprint: resident plus swapped out (VmRSS +
+VmSwap), so that a configuration cannot look small by swapping.
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GOALS = {
+    # Under pressure HawkEye's footprint is within 10% of Linux-4KB's.
+    "hawkeye_vs_4kb_memory_max": 1.10,
+    # Without pressure its throughput is within 2% of Linux-2MB's.
+    "hawkeye_vs_2mb_throughput_min": 0.98,
+}
+
+
+def read(lines):
+    rows = [json.loads(line) for line in lines if line.strip()]
+    return {t: [r for r in rows if r.get("type") == t] for t in ("env", "sample", "step", "end")}
+
+
+def footprint(s):
+    return s["rss_kb"] + s["swap_kb"]
+
+
+def in_phase(samples, phase):
+    return [s for s in samples if s["phase"] == phase]
+
+
+def summarize_config(samples, steps, end):
+    """One configuration's figures; None where a phase never ran."""
+    step = {s["phase"]: s for s in steps}
+    last = {}
+    for s in samples:
+        last[s["phase"]] = s
+
+    def mean_of(phase, key):
+        vals = [key(s) for s in in_phase(samples, phase)]
+        return statistics.fmean(vals) if vals else None
+
+    def tput(phase):
+        s = step.get(phase)
+        return s.get("ops_per_sec") if s else None
+
+    first = samples[0] if samples else None
+    final = samples[-1] if samples else None
+    return {
+        "completed": bool(end and end.get("completed")),
+        "server_alive": bool(end and end.get("server_alive")),
+        "oom_kills": end.get("oom_kills", 0) if end else None,
+        "memory_after_insert_kb": footprint(last["P1"]) if "P1" in last else None,
+        "memory_no_pressure_kb": mean_of("T1", footprint),
+        "memory_under_pressure_kb": mean_of("T2", footprint),
+        "peak_memory_kb": max((footprint(s) for s in samples), default=None),
+        "huge_no_pressure_kb": mean_of("T1", lambda s: s["anon_huge_kb"]),
+        "huge_under_pressure_kb": mean_of("T2", lambda s: s["anon_huge_kb"]),
+        "max_server_swap_kb": max((s["swap_kb"] for s in samples), default=None),
+        "max_system_swap_kb": max((s["swap_used_kb"] for s in samples), default=None),
+        "throughput_no_pressure": tput("T1"),
+        "throughput_under_pressure": tput("T2"),
+        "thp_split": final["thp_split"] - first["thp_split"] if samples else None,
+        "zero_pages_freed": final["zero_freed"] - first["zero_freed"] if samples else None,
+        "collapses": final["collapse"] - first["collapse"] if samples else None,
+    }
+
+
+def ratio(a, b):
+    return a / b if a is not None and b else None
+
+
+def summarize(data):
+    configs = list(dict.fromkeys(s["config"] for s in data["sample"] + data["end"]))
+    out = {}
+    for c in configs:
+        ends = [e for e in data["end"] if e["config"] == c]
+        out[c] = summarize_config([s for s in data["sample"] if s["config"] == c],
+                                  [s for s in data["step"] if s["config"] == c],
+                                  ends[-1] if ends else None)
+    k4, m2, hk = (out.get(c, {}) for c in ("Linux-4KB", "Linux-2MB", "HawkEye"))
+    cmp = {
+        "hawkeye_vs_4kb_memory": ratio(hk.get("memory_under_pressure_kb"),
+                                       k4.get("memory_under_pressure_kb")),
+        "linux2mb_vs_4kb_memory": ratio(m2.get("memory_under_pressure_kb"),
+                                        k4.get("memory_under_pressure_kb")),
+        "hawkeye_vs_2mb_throughput": ratio(hk.get("throughput_no_pressure"),
+                                           m2.get("throughput_no_pressure")),
+        "linux4kb_vs_2mb_throughput": ratio(k4.get("throughput_no_pressure"),
+                                            m2.get("throughput_no_pressure")),
+    }
+    goals = {
+        "hawkeye_memory_within_10pct_of_4kb":
+            cmp["hawkeye_vs_4kb_memory"] <= GOALS["hawkeye_vs_4kb_memory_max"]
+            if cmp["hawkeye_vs_4kb_memory"] is not None and hk.get("completed") else None,
+        "hawkeye_throughput_within_2pct_of_2mb":
+            cmp["hawkeye_vs_2mb_throughput"] >= GOALS["hawkeye_vs_2mb_throughput_min"]
+            if cmp["hawkeye_vs_2mb_throughput"] is not None else None,
+    }
+    return {"env": data["env"][0] if data["env"] else {}, "configs": out,
+            "comparisons": cmp, "goals": goals}
+
+
+def _gb(kb):
+    return f"{kb / 2**20:6.2f}" if kb is not None else "   n/a"
+
+
+def _k(ops):
+    return f"{ops / 1000:7.1f}K" if ops is not None else "     n/a"
+
+
+def format_text(s):
+    out = ["Redis bloat experiment (memory = RSS + swap of the server, GiB)",
+           "  config      after P1  no-pressure  pressure  peak   huge(np)  "
+           "tput(np)  tput(pr)  splits  oom"]
+    for c, d in s["configs"].items():
+        oom = "yes" if (d["oom_kills"] or not d["server_alive"]) else "no"
+        out.append(f"  {c:10s} {_gb(d['memory_after_insert_kb'])}    {_gb(d['memory_no_pressure_kb'])}"
+                   f"     {_gb(d['memory_under_pressure_kb'])}  {_gb(d['peak_memory_kb'])}"
+                   f"  {_gb(d['huge_no_pressure_kb'])}  {_k(d['throughput_no_pressure'])}"
+                   f" {_k(d['throughput_under_pressure'])}  {d['thp_split'] or 0:6d}  {oom}")
+    for k, v in s["comparisons"].items():
+        out.append(f"  {k:28s} {'n/a' if v is None else f'{v:.3f}'}")
+    for k, v in s["goals"].items():
+        out.append(f"  goal {k:40s} {'n/a' if v is None else ('met' if v else 'NOT met')}")
+    return "\n".join(out)
+
+
+def plot(data, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for c in dict.fromkeys(s["config"] for s in data["sample"]):
+        ss = [s for s in data["sample"] if s["config"] == c]
+        line, = ax.plot([s["t"] for s in ss], [s["rss_kb"] / 2**20 for s in ss], label=f"{c} RSS")
+        if any(s["swap_kb"] for s in ss):
+            ax.plot([s["t"] for s in ss], [footprint(s) / 2**20 for s in ss], "--",
+                    color=line.get_color(), label=f"{c} RSS+swap")
+        for i in range(1, len(ss)):
+            if ss[i]["phase"] != ss[i - 1]["phase"] and ss[i]["phase"] in ("P2", "P3"):
+                ax.axvline(ss[i]["t"], color=line.get_color(), alpha=0.3, lw=0.8)
+                ax.text(ss[i]["t"], ax.get_ylim()[1] * 0.02, ss[i]["phase"], fontsize=7,
+                        color=line.get_color())
+    env = data["env"][0] if data["env"] else {}
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("Redis memory (GiB)")
+    ax.set_title(f"Redis: P1 insert 4 KB, P2 delete {env.get('del_pct', '?')}%, P3 insert 2 MB "
+                 f"({env.get('mem_total_kb', 0) / 2**20:.1f} GiB guest)", fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("input", nargs="?", default=os.path.join(REPO, "results/raw/bloat.jsonl"))
+    p.add_argument("-o", "--output", default=os.path.join(REPO, "results/bloat.json"))
+    p.add_argument("--plot", default=os.path.join(REPO, "results/bloat-rss.png"))
+    a = p.parse_args(argv)
+    with open(a.input) as f:
+        data = read(f)
+    s = summarize(data)
+    print(format_text(s))
+    with open(a.output, "w") as f:
+        json.dump(s, f, indent=2)
+        f.write("\n")
+    if a.plot:
+        plot(data, a.plot)
+        print(f"plot: {a.plot}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

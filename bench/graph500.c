@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A Graph500-like workload for the promotion benchmarks: generates a random
+ * Kronecker (R-MAT, A=0.57 B=0.19 C=0.19) graph of 2^SCALE vertices as an
+ * edge list, builds its CSR form, and runs breadth-first searches from
+ * random roots over and over.
+ *
+ *   graph500 [-m MB] [-f HOT_FRACTION] [-d SECONDS] [-n EDGES] [-i INTERVAL]
+ *            [-s SEED] [-l LABEL] [-w] [-N]
+ *
+ * Memory is one mapping of MB (default 256) MiB, 2 MB-aligned, with
+ * MADV_HUGEPAGE (unless -N) so that khugepaged or HawkEye may promote it;
+ * every page is touched at start-up, so it is faulted as base pages when no
+ * huge page can be had. As in the paper (Figure 6) the hot data lies at the
+ * high virtual addresses: the top HOT_FRACTION (default 0.125, rounded up
+ * to 2 MB) holds what every BFS reads and writes (CSR offsets and
+ * adjacency, parent array, queue, visited bitmap); SCALE and the edge factor
+ * are chosen so that these fill it. The low part holds the edge list, which
+ * only the CSR build reads, and the rest of the application's start-up
+ * memory (written once): cold.
+ *
+ * Output (stdout, one line each, "key=value" words):
+ *   graph500 map start=0x.. end=0x.. mb=.. regions=..
+ *   graph500 hot start=0x.. end=0x.. regions=.. fraction=.. scale=.. edgefactor=..
+ *   graph500 init seconds=..            (generation and CSR build done)
+ *   graph500 ready pid=..               (-w: now waiting for SIGUSR1)
+ *   graph500 start mono=..              (the timed part starts)
+ *   progress t=.. mono=.. edges=.. total=.. bfs=..   (every INTERVAL s, default 1)
+ *   graph500 done seconds=.. edges=.. edges_per_s=.. bfs=..
+ * edges are the adjacency entries the searches examined (in the interval
+ * for progress lines). It runs for SECONDS (default 60) or until EDGES
+ * edges were examined (-n), whichever comes first (0: no limit).
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define HPAGE (2UL << 20)
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static uint64_t rng(uint64_t *s)	/* xorshift64* */
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545F4914F6CDD1DULL;
+}
+
+static void wait_usr1(void)
+{
+	sigset_t set;
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigwait(&set, &sig);
+}
+
+/* Bytes of the hot structures for 2^scale vertices and ef edges per vertex. */
+static size_t hot_bytes(int scale, size_t ef)
+{
+	size_t n = 1UL << scale, m = ef * n;
+
+	return 4096 + 4 * (n + 1) + 8 * m + 4 * n + 4 * n + n / 8 + 64;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long mb = 256, max_edges = 0;
+	double hot_frac = 0.125, duration = 60, interval = 1;
+	uint64_t seed = 42;
+	const char *label = "graph500";
+	int opt, wait_start = 0, advise = 1;
+
+	while ((opt = getopt(argc, argv, "m:f:d:n:i:s:l:wN")) != -1) {
+		switch (opt) {
+		case 'm': mb = strtoul(optarg, NULL, 0); break;
+		case 'f': hot_frac = atof(optarg); break;
+		case 'd': duration = atof(optarg); break;
+		case 'n': max_edges = strtoul(optarg, NULL, 0); break;
+		case 'i': interval = atof(optarg); break;
+		case 's': seed = strtoull(optarg, NULL, 0) | 1; break;
+		case 'l': label = optarg; break;
+		case 'w': wait_start = 1; break;
+		case 'N': advise = 0; break;
+		default:
+			fprintf(stderr, "usage: %s [-m MB] [-f HOT_FRACTION] [-d SECONDS] "
+				"[-n EDGES] [-i INTERVAL] [-s SEED] [-l LABEL] [-w] [-N]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	if (mb < 4 || mb % 2 || hot_frac <= 0 || hot_frac > 0.5 || duration < 0 ||
+	    interval <= 0 || strpbrk(label, " \"\\=")) {
+		fprintf(stderr, "graph500: bad options (-m: even, >= 4; 0 < -f <= 0.5)\n");
+		return 2;
+	}
+	if (wait_start) {
+		sigset_t set;
+
+		sigemptyset(&set);
+		sigaddset(&set, SIGUSR1);
+		sigprocmask(SIG_BLOCK, &set, NULL);
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	size_t len = mb << 20;
+	size_t hot = ((size_t)(hot_frac * len) + HPAGE - 1) & ~(HPAGE - 1);
+	/* The largest graph (edge factor 16) whose structures fit the hot part,
+	 * then the edge factor that fills it. */
+	int scale = 10;
+	size_t ef;
+
+	while (hot_bytes(scale + 1, 16) <= hot)
+		scale++;
+	for (ef = 16; hot_bytes(scale, ef + 1) <= hot; ef++)
+		;
+	size_t n = 1UL << scale, m = ef * n;
+
+	if (hot_bytes(scale, ef) > hot || 8 * m > len - hot) {
+		fprintf(stderr, "graph500: footprint too small for a graph\n");
+		return 2;
+	}
+	char *raw = mmap(NULL, len + HPAGE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (raw == MAP_FAILED) {
+		perror("graph500: mmap");
+		return 1;
+	}
+	char *base = (char *)(((uintptr_t)raw + HPAGE - 1) & ~(HPAGE - 1));
+
+	if (base > raw)
+		munmap(raw, base - raw);
+	if (base + len < raw + len + HPAGE)
+		munmap(base + len, raw + len + HPAGE - (base + len));
+	if (advise && madvise(base, len, MADV_HUGEPAGE))
+		perror("graph500: madvise(MADV_HUGEPAGE)");
+
+	char *hot_start = base + len - hot;
+	/* Hot part, from its start: offsets, adjacency, parent, queue, bitmap. */
+	uint32_t *xoff = (uint32_t *)(hot_start + 4096);
+	uint32_t *adj = xoff + n + 1;
+	int32_t *parent = (int32_t *)(adj + 2 * m);
+	uint32_t *queue = (uint32_t *)(parent + n);
+	uint64_t *visited = (uint64_t *)(queue + n);
+	/* Cold part: the edge list, then the rest of start-up memory. */
+	uint32_t *edges = (uint32_t *)base;
+
+	printf("%s map start=%p end=%p mb=%lu regions=%zu\n", label, (void *)base,
+	       (void *)(base + len), mb, len / HPAGE);
+	printf("%s hot start=%p end=%p regions=%zu fraction=%.4f scale=%d edgefactor=%zu\n",
+	       label, (void *)hot_start, (void *)(base + len), hot / HPAGE, (double)hot / len,
+	       scale, ef);
+
+	double t_init = now();
+	uint64_t s = seed;
+	/* Vertex labels are scrambled by a bijection, as Graph500 does. */
+	uint32_t mul = (uint32_t)(rng(&s) | 1), add = (uint32_t)rng(&s);
+
+	for (size_t e = 0; e < m; e++) {
+		uint32_t u = 0, v = 0;
+		uint64_t r = 0;
+
+		for (int b = 0; b < scale; b++) {
+			if (!(b & 3))
+				r = rng(&s);
+			/* 16 random bits a level: A 0.57, B 0.19, C 0.19, D 0.05. */
+			uint32_t x = r & 0xffff;
+
+			r >>= 16;
+			u <<= 1;
+			v <<= 1;
+			if (x < 37355)		/* A */
+				;
+			else if (x < 49807)	/* B */
+				v |= 1;
+			else if (x < 62259)	/* C */
+				u |= 1;
+			else			/* D */
+				u |= 1, v |= 1;
+		}
+		edges[2 * e] = (u * mul + add) & (n - 1);
+		edges[2 * e + 1] = (v * mul + add) & (n - 1);
+	}
+	/* The rest of the cold part: other start-up data, written once. */
+	for (uint64_t *p = (uint64_t *)(edges + 2 * m); (char *)p < hot_start; p += 512)
+		*p = rng(&s);
+	/* CSR, both directions of every edge (self-loops dropped). */
+	memset(xoff, 0, 4 * (n + 1));
+	for (size_t e = 0; e < m; e++) {
+		uint32_t u = edges[2 * e], v = edges[2 * e + 1];
+
+		if (u != v) {
+			xoff[u + 1]++;
+			xoff[v + 1]++;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		xoff[i + 1] += xoff[i];
+	uint32_t *cursor = (uint32_t *)parent;	/* borrowed until the first BFS */
+
+	memcpy(cursor, xoff, 4 * n);
+	for (size_t e = 0; e < m; e++) {
+		uint32_t u = edges[2 * e], v = edges[2 * e + 1];
+
+		if (u != v) {
+			adj[cursor[u]++] = v;
+			adj[cursor[v]++] = u;
+		}
+	}
+	/* Touch the rest of the hot part (the unused tail past the bitmap). */
+	for (char *p = (char *)(visited + n / 64 + 1); p < base + len; p += 4096)
+		*p = 0;
+	memset(queue, 0, 4 * n);
+	printf("%s init seconds=%.3f\n", label, now() - t_init);
+	if (wait_start) {
+		printf("%s ready pid=%d\n", label, getpid());
+		wait_usr1();
+	}
+
+	double t0 = now(), next = t0 + interval, end = t0 + duration, t = t0;
+	unsigned long total = 0, last = 0, bfs = 0, since_check = 0;
+	int stop = 0;
+
+	printf("%s start mono=%.3f\n", label, t0);
+	while (!stop) {
+		uint32_t root;
+
+		do
+			root = rng(&s) & (n - 1);
+		while (xoff[root + 1] == xoff[root]);
+		memset(visited, 0, n / 8 + 8);
+		memset(parent, 0xff, 4 * n);
+		size_t head = 0, tail = 0;
+
+		queue[tail++] = root;
+		parent[root] = root;
+		visited[root / 64] |= 1ULL << (root % 64);
+		while (head < tail && !stop) {
+			uint32_t u = queue[head++];
+
+			for (uint32_t k = xoff[u]; k < xoff[u + 1]; k++) {
+				uint32_t v = adj[k];
+
+				if (!(visited[v / 64] & 1ULL << (v % 64))) {
+					visited[v / 64] |= 1ULL << (v % 64);
+					parent[v] = u;
+					queue[tail++] = v;
+				}
+			}
+			since_check += xoff[u + 1] - xoff[u] + 1;
+			if (since_check < 4096)
+				continue;
+			total += since_check;
+			since_check = 0;
+			t = now();
+			stop = (duration && t >= end) || (max_edges && total >= max_edges);
+			if (t >= next || stop) {
+				printf("progress t=%.3f mono=%.3f edges=%lu total=%lu bfs=%lu\n",
+				       t - t0, t, total - last, total, bfs);
+				last = total;
+				while (next <= t)
+					next += interval;
+			}
+		}
+		if (head >= tail)
+			bfs++;
+	}
+	printf("%s done seconds=%.3f edges=%lu edges_per_s=%.1f bfs=%lu\n",
+	       label, t - t0, total, total / (t - t0), bfs);
+	return 0;
+}

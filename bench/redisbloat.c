@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The client of the paper's Redis bloat experiment (§2.1, Figure 1,
+ * Table 7): fills a Redis server over its Unix socket, deletes a random
+ * share of the keys, measures GET throughput. Pipelined RESP, no library.
+ *
+ *   redisbloat -s SOCK fill PREFIX COUNT SIZE     SET PREFIX:i, i < COUNT
+ *   redisbloat -s SOCK del PREFIX COUNT PCT SEED  DEL a random PCT% of them
+ *   redisbloat -s SOCK get PREFIX COUNT PCT SEED SECS
+ *                                                  GET random survivors
+ *
+ * Values are pseudo-random, non-zero bytes: a page of values is never
+ * zero-filled, so bloat recovery cannot mistake data for bloat. Which keys
+ * a `del` removes depends only on (COUNT, PCT, SEED), so `get` knows the
+ * survivors. Each command prints one JSON object on stdout; it exits 1 if
+ * the server goes away (killed by the OOM killer, say).
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DEPTH 32	/* requests in flight */
+
+static int fd;
+static char rbuf[1 << 16];
+static size_t rlen, rpos;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "redisbloat: %s: %s\n", what, errno ? strerror(errno) : "server closed");
+	exit(1);
+}
+
+static void send_all(const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w <= 0)
+			die("write");
+		p += w;
+		n -= w;
+	}
+}
+
+static int get_byte(void)
+{
+	if (rpos == rlen) {
+		ssize_t r = read(fd, rbuf, sizeof(rbuf));
+
+		if (r <= 0)
+			die("read");
+		rlen = r;
+		rpos = 0;
+	}
+	return (unsigned char)rbuf[rpos++];
+}
+
+static long read_line_number(char *type)
+{
+	char line[64];
+	size_t n = 0;
+	int c;
+
+	while ((c = get_byte()) != '\n')
+		if (n < sizeof(line) - 1)
+			line[n++] = c;
+	line[n] = 0;
+	*type = line[0];
+	if (*type == '-') {
+		fprintf(stderr, "redisbloat: server error: %s\n", line);
+		exit(1);
+	}
+	return strtol(line + 1, NULL, 10);
+}
+
+/* Reads one reply (status, integer, error or bulk string) and drops it. */
+static void read_reply(void)
+{
+	char type;
+	long n = read_line_number(&type);
+
+	if (type == '$' && n >= 0)
+		for (long i = 0; i < n + 2; i++)
+			get_byte();
+}
+
+/* splitmix64: the same stream on every run. */
+static uint64_t mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+static bool deleted(long i, int pct, uint64_t seed)
+{
+	return mix(seed * 0x100000001b3ULL + i) % 100 < (uint64_t)pct;
+}
+
+static char *cmd;
+static size_t cmd_cap;
+
+/* One RESP command: SET/DEL/GET key [value]. */
+static void send_cmd(const char *verb, const char *prefix, long i,
+		     const char *val, size_t vlen)
+{
+	char key[128], head[256];
+	int klen = snprintf(key, sizeof(key), "%s:%ld", prefix, i);
+	int hlen = snprintf(head, sizeof(head), "*%d\r\n$%zu\r\n%s\r\n$%d\r\n%s\r\n",
+			    val ? 3 : 2, strlen(verb), verb, klen, key);
+	size_t need = hlen + (val ? vlen + 32 : 0);
+
+	if (need > cmd_cap) {
+		cmd_cap = need;
+		cmd = realloc(cmd, cmd_cap);
+		if (!cmd)
+			die("realloc");
+	}
+	memcpy(cmd, head, hlen);
+	if (val) {
+		hlen += snprintf(cmd + hlen, 32, "$%zu\r\n", vlen);
+		memcpy(cmd + hlen, val, vlen);
+		memcpy(cmd + hlen + vlen, "\r\n", 2);
+		hlen += vlen + 2;
+	}
+	send_all(cmd, hlen);
+}
+
+/* Non-zero pseudo-random bytes, different for every key. */
+static void make_value(char *v, size_t size, long i)
+{
+	uint64_t x = mix(i);
+
+	for (size_t j = 0; j < size; j++) {
+		if (j % 8 == 0)
+			x = mix(x);
+		v[j] = 'a' + (x >> (j % 8 * 8)) % 26;
+	}
+}
+
+static int fill(const char *prefix, long count, size_t size)
+{
+	char *v = malloc(size);
+	double t0 = now();
+	long inflight = 0;
+
+	if (!v)
+		die("malloc");
+	for (long i = 0; i < count; i++) {
+		make_value(v, size, i);
+		send_cmd("SET", prefix, i, v, size);
+		if (++inflight == DEPTH) {
+			while (inflight)
+				read_reply(), inflight--;
+		}
+	}
+	while (inflight)
+		read_reply(), inflight--;
+	printf("{\"op\": \"fill\", \"keys\": %ld, \"size\": %zu, \"secs\": %.3f}\n",
+	       count, size, now() - t0);
+	return 0;
+}
+
+static int del(const char *prefix, long count, int pct, uint64_t seed)
+{
+	double t0 = now();
+	long inflight = 0, n = 0;
+
+	for (long i = 0; i < count; i++) {
+		if (!deleted(i, pct, seed))
+			continue;
+		send_cmd("DEL", prefix, i, NULL, 0);
+		n++;
+		if (++inflight == DEPTH) {
+			while (inflight)
+				read_reply(), inflight--;
+		}
+	}
+	while (inflight)
+		read_reply(), inflight--;
+	printf("{\"op\": \"del\", \"keys\": %ld, \"secs\": %.3f}\n", n, now() - t0);
+	return 0;
+}
+
+static int get(const char *prefix, long count, int pct, uint64_t seed, double secs)
+{
+	double t0 = now(), t;
+	uint64_t x = seed;
+	long ops = 0;
+
+	do {
+		for (int k = 0; k < DEPTH; k++) {
+			long i;
+
+			do {
+				x = mix(x);
+				i = x % count;
+			} while (deleted(i, pct, seed));
+			send_cmd("GET", prefix, i, NULL, 0);
+		}
+		for (int k = 0; k < DEPTH; k++)
+			read_reply();
+		ops += DEPTH;
+		t = now() - t0;
+	} while (t < secs);
+	printf("{\"op\": \"get\", \"ops\": %ld, \"secs\": %.3f, \"ops_per_sec\": %.1f}\n",
+	       ops, t, ops / t);
+	return 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: redisbloat -s SOCK fill PREFIX COUNT SIZE\n"
+		"       redisbloat -s SOCK del PREFIX COUNT PCT SEED\n"
+		"       redisbloat -s SOCK get PREFIX COUNT PCT SEED SECS\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int nargs;
+
+	if (argc < 5 || strcmp(argv[1], "-s"))
+		usage();
+	nargs = argc - 4;
+	if (strlen(argv[2]) >= sizeof(sa.sun_path))
+		usage();
+	strcpy(sa.sun_path, argv[2]);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		die("connect");
+	if (!strcmp(argv[3], "fill") && nargs == 3)
+		return fill(argv[4], atol(argv[5]), atol(argv[6]));
+	if (!strcmp(argv[3], "del") && nargs == 4)
+		return del(argv[4], atol(argv[5]), atoi(argv[6]), strtoull(argv[7], NULL, 0));
+	if (!strcmp(argv[3], "get") && nargs == 5 && atol(argv[5]) > 0 &&
+	    atoi(argv[6]) >= 0 && atoi(argv[6]) < 100)
+		return get(argv[4], atol(argv[5]), atoi(argv[6]), strtoull(argv[7], NULL, 0),
+			   atof(argv[8]));
+	usage();
+	return 2;
+}

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * An XSBench-like workload (the macroscopic cross-section lookup kernel of
+ * OpenMC, nuclide-grid method) for the promotion benchmarks: a large table
+ * of per-nuclide energy grids, and random lookups that binary-search each
+ * nuclide's grid of a random material for a random energy and interpolate
+ * five cross sections.
+ *
+ *   xsbench [-m MB] [-f HOT_FRACTION] [-d SECONDS] [-n LOOKUPS] [-i INTERVAL]
+ *           [-s SEED] [-l LABEL] [-w] [-N]
+ *
+ * Memory is one mapping of MB (default 256) MiB, 2 MB-aligned, with
+ * MADV_HUGEPAGE (unless -N) so that khugepaged or HawkEye may promote it;
+ * every page is touched at start-up, so it is faulted as base pages when no
+ * huge page can be had. As in the paper (Figure 6) the hot data lies at the
+ * high virtual addresses: the top HOT_FRACTION (default 0.125, rounded up
+ * to 2 MB) holds the nuclide grids and the material table, which every
+ * lookup reads; the low part holds the random samples the grids are built
+ * from, written and read once at start-up and never again (cold).
+ *
+ * Output (stdout, one line each, "key=value" words):
+ *   xsbench map start=0x.. end=0x.. mb=.. regions=..
+ *   xsbench hot start=0x.. end=0x.. regions=.. fraction=.. nuclides=.. gridpoints=..
+ *   xsbench init seconds=..            (faulting and building done)
+ *   xsbench ready pid=..               (-w: now waiting for SIGUSR1)
+ *   xsbench start mono=..              (the timed part starts)
+ *   progress t=.. mono=.. lookups=.. total=..   (every INTERVAL s, default 1)
+ *   xsbench done seconds=.. lookups=.. lookups_per_s=.. checksum=..
+ * t is seconds since start, mono the CLOCK_MONOTONIC time, lookups the
+ * lookups done in the interval. It runs for SECONDS (default 60) or until
+ * LOOKUPS lookups are done (-n), whichever comes first (0: no limit).
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define HPAGE (2UL << 20)
+#define NXS 5
+#define NMAT 12
+
+struct gridpoint {
+	double energy;
+	double xs[NXS];
+};
+
+/* XSBench's materials: nuclides per material and lookup probabilities. */
+static const int mat_nucs[NMAT] = { 34, 5, 4, 4, 27, 21, 21, 21, 21, 21, 9, 9 };
+static const double mat_dist[NMAT] = { 0.140, 0.052, 0.275, 0.134, 0.154, 0.064,
+				       0.066, 0.055, 0.008, 0.015, 0.025, 0.013 };
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static uint64_t rng(uint64_t *s)	/* xorshift64* */
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545F4914F6CDD1DULL;
+}
+
+static double rnd01(uint64_t *s)
+{
+	return (rng(s) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static void wait_usr1(void)
+{
+	sigset_t set;
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigwait(&set, &sig);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long mb = 256, max_lookups = 0;
+	double hot_frac = 0.125, duration = 60, interval = 1;
+	uint64_t seed = 42;
+	const char *label = "xsbench";
+	int opt, wait_start = 0, advise = 1;
+	int nnuc = 68;
+
+	while ((opt = getopt(argc, argv, "m:f:d:n:i:s:l:wN")) != -1) {
+		switch (opt) {
+		case 'm': mb = strtoul(optarg, NULL, 0); break;
+		case 'f': hot_frac = atof(optarg); break;
+		case 'd': duration = atof(optarg); break;
+		case 'n': max_lookups = strtoul(optarg, NULL, 0); break;
+		case 'i': interval = atof(optarg); break;
+		case 's': seed = strtoull(optarg, NULL, 0) | 1; break;
+		case 'l': label = optarg; break;
+		case 'w': wait_start = 1; break;
+		case 'N': advise = 0; break;
+		default:
+			fprintf(stderr, "usage: %s [-m MB] [-f HOT_FRACTION] [-d SECONDS] "
+				"[-n LOOKUPS] [-i INTERVAL] [-s SEED] [-l LABEL] [-w] [-N]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	if (mb < 4 || mb % 2 || hot_frac <= 0 || hot_frac > 1 || duration < 0 ||
+	    interval <= 0 || strpbrk(label, " \"\\=")) {
+		fprintf(stderr, "xsbench: bad options (-m: even, >= 4; 0 < -f <= 1)\n");
+		return 2;
+	}
+	if (wait_start) {	/* block SIGUSR1 now, so that it waits for sigwait */
+		sigset_t set;
+
+		sigemptyset(&set);
+		sigaddset(&set, SIGUSR1);
+		sigprocmask(SIG_BLOCK, &set, NULL);
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	size_t len = mb << 20;
+	size_t hot = ((size_t)(hot_frac * len) + HPAGE - 1) & ~(HPAGE - 1);
+	char *raw = mmap(NULL, len + HPAGE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (raw == MAP_FAILED) {
+		perror("xsbench: mmap");
+		return 1;
+	}
+	/* Trim to a 2 MB-aligned mapping of exactly len bytes: one VMA. */
+	char *base = (char *)(((uintptr_t)raw + HPAGE - 1) & ~(HPAGE - 1));
+
+	if (base > raw)
+		munmap(raw, base - raw);
+	if (base + len < raw + len + HPAGE)
+		munmap(base + len, raw + len + HPAGE - (base + len));
+	if (advise && madvise(base, len, MADV_HUGEPAGE))
+		perror("xsbench: madvise(MADV_HUGEPAGE)");
+
+	char *hot_start = base + len - hot;
+	/* Hot part: the material table at its start, then the grids. */
+	int (*mats)[64] = (int (*)[64])hot_start;
+	size_t mat_bytes = NMAT * 64 * sizeof(int);
+	struct gridpoint *grids = (struct gridpoint *)(hot_start + 4096);
+	size_t npoints = (hot - 4096) / sizeof(struct gridpoint) / nnuc;
+
+	if (mat_bytes > 4096 || npoints < 2) {
+		fprintf(stderr, "xsbench: hot part too small\n");
+		return 2;
+	}
+	printf("%s map start=%p end=%p mb=%lu regions=%zu\n", label, (void *)base,
+	       (void *)(base + len), mb, len / HPAGE);
+	printf("%s hot start=%p end=%p regions=%zu fraction=%.4f nuclides=%d gridpoints=%zu\n",
+	       label, (void *)hot_start, (void *)(base + len), hot / HPAGE,
+	       (double)hot / len, nnuc, npoints);
+
+	double t_init = now();
+	uint64_t s = seed;
+	/*
+	 * Cold part: the raw samples (random energy increments and cross
+	 * sections) the grids are built from. Written once, read once.
+	 */
+	uint64_t *samples = (uint64_t *)base;
+	size_t nsamples = (len - hot) / sizeof(uint64_t);
+
+	for (size_t i = 0; i < nsamples; i++)
+		samples[i] = rng(&s);
+	/* Build each nuclide's grid: increasing energies in [0, 1). */
+	size_t k = 0;
+
+	for (int n = 0; n < nnuc; n++) {
+		struct gridpoint *g = grids + (size_t)n * npoints;
+		double e = 0;
+
+		for (size_t i = 0; i < npoints; i++) {
+			uint64_t a = nsamples ? samples[k++ % nsamples] : rng(&s);
+
+			e += 1.0 + (a >> 11) * (1.0 / 9007199254740992.0);
+			g[i].energy = e;
+			for (int j = 0; j < NXS; j++)
+				g[i].xs[j] = (double)((a >> (8 * j)) & 0xff) / 255.0;
+		}
+		for (size_t i = 0; i < npoints; i++)
+			g[i].energy /= e + 1.0;
+	}
+	/* Materials: random nuclides (every material draws from all of them). */
+	for (int m = 0; m < NMAT; m++)
+		for (int j = 0; j < mat_nucs[m]; j++)
+			mats[m][j] = rng(&s) % nnuc;
+	double cdf[NMAT], acc = 0;
+
+	for (int m = 0; m < NMAT; m++)
+		cdf[m] = acc += mat_dist[m];
+	printf("%s init seconds=%.3f\n", label, now() - t_init);
+	if (wait_start) {
+		printf("%s ready pid=%d\n", label, getpid());
+		wait_usr1();
+	}
+
+	double t0 = now(), next = t0 + interval, end = t0 + duration, t;
+	unsigned long total = 0, last = 0;
+	double checksum = 0;
+
+	printf("%s start mono=%.3f\n", label, t0);
+	for (;;) {
+		for (int batch = 0; batch < 256; batch++) {
+			double energy = rnd01(&s) * 0.999, r = rnd01(&s) * acc, macro[NXS] = { 0 };
+			int m = 0;
+
+			while (m < NMAT - 1 && r > cdf[m])
+				m++;
+			for (int j = 0; j < mat_nucs[m]; j++) {
+				const struct gridpoint *g = grids + (size_t)mats[m][j] * npoints;
+				size_t lo = 0, hi = npoints - 1;
+
+				while (hi - lo > 1) {	/* g[lo].energy <= energy < g[hi] */
+					size_t mid = (lo + hi) / 2;
+
+					if (g[mid].energy > energy)
+						hi = mid;
+					else
+						lo = mid;
+				}
+				double f = (g[hi].energy - energy) / (g[hi].energy - g[lo].energy);
+
+				for (int x = 0; x < NXS; x++)
+					macro[x] += g[hi].xs[x] - f * (g[hi].xs[x] - g[lo].xs[x]);
+			}
+			checksum += macro[0] + macro[NXS - 1];
+		}
+		total += 256;
+		t = now();
+		if (t >= next || (duration && t >= end) || (max_lookups && total >= max_lookups)) {
+			printf("progress t=%.3f mono=%.3f lookups=%lu total=%lu\n", t - t0, t,
+			       total - last, total);
+			last = total;
+			while (next <= t)
+				next += interval;
+		}
+		if ((duration && t >= end) || (max_lookups && total >= max_lookups))
+			break;
+	}
+	printf("%s done seconds=%.3f lookups=%lu lookups_per_s=%.1f checksum=%.6g\n",
+	       label, t - t0, total, total / (t - t0), checksum);
+	return 0;
+}

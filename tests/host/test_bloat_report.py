@@ -1,0 +1,82 @@
+"""bench/bloat_report.py: the arithmetic of the Redis bloat figures."""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
+import bloat_report as report  # noqa: E402
+
+
+def sample(config, t, phase, rss, swap=0, huge=0, split=0, freed=0, collapse=0):
+    return json.dumps({"type": "sample", "config": config, "t": t, "phase": phase,
+                       "rss_kb": rss, "swap_kb": swap, "anon_huge_kb": huge,
+                       "mem_available_kb": 1, "swap_used_kb": swap, "thp_split": split,
+                       "zero_freed": freed, "collapse": collapse})
+
+
+def run(config, t1_rss, t2_rss, t2_swap, tput_np, tput_pr, split_end=0, alive=1):
+    return [
+        sample(config, 0, "P1", 100, split=10, freed=100),
+        sample(config, 1, "P1", 1000, split=10, freed=100),
+        sample(config, 2, "P2", 600, split=10, freed=100),
+        sample(config, 3, "T1", t1_rss, huge=t1_rss // 2, split=10, freed=100),
+        sample(config, 4, "T1", t1_rss + 100, huge=t1_rss // 2, split=10, freed=100),
+        sample(config, 5, "P3", 1500, split=10, freed=100),
+        sample(config, 6, "T2", t2_rss, swap=t2_swap, split=split_end, freed=100 + split_end),
+        json.dumps({"type": "step", "config": config, "phase": "T1", "op": "get",
+                    "ops": 1, "secs": 1, "ops_per_sec": tput_np}),
+        json.dumps({"type": "step", "config": config, "phase": "T2", "op": "get",
+                    "ops": 1, "secs": 1, "ops_per_sec": tput_pr}),
+        json.dumps({"type": "end", "config": config, "completed": alive,
+                    "server_alive": alive, "oom_kills": 1 - alive, "seconds": 7}),
+    ]
+
+
+LINES = ([json.dumps({"type": "env", "mem_total_kb": 2 << 20, "del_pct": 70})]
+         + run("Linux-4KB", 400, 1000, 0, 90000, 89000)
+         + run("Linux-2MB", 1000, 1600, 400, 100000, 60000, alive=0)
+         + run("HawkEye", 1000, 1050, 0, 99000, 95000, split_end=60))
+
+
+def test_per_config_figures():
+    s = report.summarize(report.read(LINES))
+    k4, m2, hk = (s["configs"][c] for c in ("Linux-4KB", "Linux-2MB", "HawkEye"))
+    assert k4["memory_after_insert_kb"] == 1000
+    assert k4["memory_no_pressure_kb"] == 450          # mean of 400 and 500
+    assert m2["memory_under_pressure_kb"] == 2000      # RSS + swap
+    assert m2["peak_memory_kb"] == 2000
+    assert k4["huge_no_pressure_kb"] == 200
+    assert hk["thp_split"] == 50 and hk["zero_pages_freed"] == 60
+    assert not m2["server_alive"] and m2["oom_kills"] == 1
+    assert hk["throughput_no_pressure"] == 99000
+
+
+def test_comparisons_and_goals():
+    s = report.summarize(report.read(LINES))
+    c = s["comparisons"]
+    assert c["hawkeye_vs_4kb_memory"] == 1.05
+    assert c["linux2mb_vs_4kb_memory"] == 2.0
+    assert c["hawkeye_vs_2mb_throughput"] == 0.99
+    assert s["goals"] == {"hawkeye_memory_within_10pct_of_4kb": True,
+                          "hawkeye_throughput_within_2pct_of_2mb": True}
+    text = report.format_text(s)
+    assert "Linux-2MB" in text and "NOT met" not in text
+
+
+def test_goal_not_met_and_missing_config():
+    lines = LINES[:1] + run("Linux-4KB", 400, 1000, 0, 90000, 89000) \
+        + run("Linux-2MB", 1000, 1600, 0, 100000, 60000) \
+        + run("HawkEye", 1000, 1200, 0, 97000, 95000)
+    s = report.summarize(report.read(lines))
+    assert s["goals"] == {"hawkeye_memory_within_10pct_of_4kb": False,
+                          "hawkeye_throughput_within_2pct_of_2mb": False}
+    assert "NOT met" in report.format_text(s)
+    s = report.summarize(report.read(LINES[:1] + run("Linux-4KB", 400, 1000, 0, 1, 1)))
+    assert s["comparisons"]["hawkeye_vs_4kb_memory"] is None
+    assert s["goals"]["hawkeye_memory_within_10pct_of_4kb"] is None
+
+
+def test_plot_writes_png(tmp_path):
+    path = tmp_path / "rss.png"
+    report.plot(report.read(LINES), str(path))
+    assert path.read_bytes()[:4] == b"\x89PNG"
