@@ -1,0 +1,438 @@
+#!/usr/bin/env bash
+# Fine-grained huge page promotion benchmarks (paper section 4, Figures 5-7,
+# Table 5, in miniature), run INSIDE the guest as root, all in one boot;
+# JSON lines to OUTFILE (bench/promotion_report.py summarises them):
+#   single    one workload (xsbench, graph500) per policy: memory is
+#             fragmented, the workload faults its memory (base pages), the
+#             fragmenter lets go, and promotion has to find the hot regions
+#             (top of the mapping) with a small, equal budget
+#   fairness  three instances of one workload started together, same steps
+#
+#   bench/promotion.sh [-o OUTFILE] [-b BINDIR] [-w WORKLOADS] [-p POLICIES]
+#                      [-f FAIR_WORKLOADS] [-x EXPERIMENTS]
+#   bench/promotion.sh -V [-k BZIMAGE]     (on the host: build, boot, run, report)
+#
+# Policies: none (THP never: base pages only, the baseline), linux
+# (khugepaged) and hawkeye-g (/sys/kernel/mm/hawkeye/promote/policy; when
+# the kernel has no such knob it is recorded as unavailable and skipped).
+# Settings come from the environment (defaults; QUICK=1 ones in brackets):
+#   MB=512 [128]             footprint of one single-run workload
+#   FAIR_MB=256 [64]         footprint of each fairness instance
+#   HOT=0.125                hot fraction (top of the mapping)
+#   DURATION=180 [45]        seconds of a single run
+#   FAIR_SECONDS=120 [30]    work of a fairness instance: what the baseline
+#                            (none, single run) does in this many seconds
+#   PAGES_TO_SCAN=1024       promotion budget: khugepaged pages_to_scan; HawkEye
+#   SCAN_SLEEP_MS=1000         batch = PAGES_TO_SCAN / 512, sleep_ms = SCAN_SLEEP_MS
+#   SCAN_PERIOD_MS=10000 [5000], SAMPLE_WINDOW_MS=1000   HawkEye sampling
+#   LEAVE_MB=32              what the fragmenter leaves free while it takes memory
+# QUICK=1 also runs the fairness experiment with xsbench only and without
+# its "none" baseline.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/.." && pwd)
+out=results/raw/promotion.jsonl bindir=$repo/build/bench
+workloads="xsbench graph500" policies="none linux hawkeye-g" experiments="single fairness"
+fair_workloads=
+host_mode='' kernel=''
+usage() {
+	echo "usage: $0 [-o OUTFILE] [-b BINDIR] [-w WORKLOADS] [-p POLICIES] [-f FAIR_WORKLOADS] [-x EXPERIMENTS]" >&2
+	echo "       $0 -V [-k BZIMAGE] [same options]   (host: build, boot the release kernel, run, report)" >&2
+	exit 2
+}
+while getopts o:b:w:p:f:x:Vk: opt; do
+	case $opt in
+	o) out=$OPTARG ;;
+	b) bindir=$OPTARG ;;
+	w) workloads=$OPTARG ;;
+	p) policies=$OPTARG ;;
+	f) fair_workloads=$OPTARG ;;
+	x) experiments=$OPTARG ;;
+	V) host_mode=1 ;;
+	k) kernel=$OPTARG ;;
+	*) usage ;;
+	esac
+done
+
+if [ -n "${QUICK:-}" ]; then
+	MB=${MB:-128} FAIR_MB=${FAIR_MB:-64} DURATION=${DURATION:-45}
+	FAIR_SECONDS=${FAIR_SECONDS:-30} SCAN_PERIOD_MS=${SCAN_PERIOD_MS:-5000}
+	fair_workloads=${fair_workloads:-xsbench}
+fi
+MB=${MB:-512} FAIR_MB=${FAIR_MB:-256} HOT=${HOT:-0.125} DURATION=${DURATION:-180}
+FAIR_SECONDS=${FAIR_SECONDS:-120} PAGES_TO_SCAN=${PAGES_TO_SCAN:-1024}
+SCAN_SLEEP_MS=${SCAN_SLEEP_MS:-1000} SCAN_PERIOD_MS=${SCAN_PERIOD_MS:-10000}
+SAMPLE_WINDOW_MS=${SAMPLE_WINDOW_MS:-1000} LEAVE_MB=${LEAVE_MB:-32}
+fair_workloads=${fair_workloads:-$workloads}
+
+# Host mode: compile the programs, boot the release kernel once with this
+# script inside, then build the report.
+if [ -n "$host_mode" ]; then
+	cd "$repo"
+	mkdir -p build/bench results/raw
+	for prog in fragment xsbench graph500; do
+		cc -O2 -Wall -Wextra -Werror -o "build/bench/$prog" "bench/$prog.c"
+	done
+	vmargs=(--flavour "${FLAVOUR:-release}" --mem 2G --timeout 7200)
+	[ -n "$kernel" ] && vmargs+=(--kernel "$kernel")
+	start=$SECONDS
+	scripts/vm-run "${vmargs[@]}" -- env QUICK="${QUICK:-}" MB="$MB" FAIR_MB="$FAIR_MB" \
+		HOT="$HOT" DURATION="$DURATION" FAIR_SECONDS="$FAIR_SECONDS" \
+		PAGES_TO_SCAN="$PAGES_TO_SCAN" SCAN_SLEEP_MS="$SCAN_SLEEP_MS" \
+		SCAN_PERIOD_MS="$SCAN_PERIOD_MS" SAMPLE_WINDOW_MS="$SAMPLE_WINDOW_MS" \
+		LEAVE_MB="$LEAVE_MB" bench/promotion.sh -o "$out" -w "$workloads" \
+		-p "$policies" -f "$fair_workloads" -x "$experiments"
+	# The venv has matplotlib (for the plots); else the system's Python.
+	py=build/venv/bin/python
+	[ -x "$py" ] || py=python3
+	"$py" bench/promotion_report.py "$out"
+	echo "promotion.sh: done in $((SECONDS - start)) s" >&2
+	exit 0
+fi
+
+[ "$(id -u)" = 0 ] || { echo "promotion.sh: run it as root in the guest (or -V on the host)" >&2; exit 1; }
+for prog in fragment xsbench graph500; do
+	[ -x "$bindir/$prog" ] || { echo "promotion.sh: no $bindir/$prog (build it, or use -V)" >&2; exit 1; }
+done
+# The system's Python (a pyenv shim may not work in the guest's read-only view).
+PY=$(command -v /usr/bin/python3 || command -v python3) ||
+	{ echo "promotion.sh: needs python3 in the guest" >&2; exit 1; }
+
+THP=/sys/kernel/mm/transparent_hugepage
+KH=$THP/khugepaged
+HK=/sys/kernel/mm/hawkeye/promote
+VM=/proc/sys/vm
+# The word in brackets of a sysfs choice file: "always [madvise] never" -> madvise.
+current() { sed -n 's/.*\[\(.*\)\].*/\1/p' "$1"; }
+# The policy file may be a choice file ("[linux] hawkeye-g") or hold one word.
+policy_now() { local v; v=$(current $HK/policy); echo "${v:-$(cat $HK/policy)}"; }
+
+# Settings this script changes, saved at start and put back at the end.
+SAVED=("$THP/enabled" "$THP/defrag" "$KH/pages_to_scan" "$KH/scan_sleep_millisecs"
+	"$KH/alloc_sleep_millisecs" "$KH/defrag" "$VM/compact_unevictable_allowed"
+	"$VM/compaction_proactiveness" "$HK/policy" "$HK/batch" "$HK/sleep_ms"
+	"$HK/scan_period_ms" "$HK/sample_window_ms")
+declare -A orig
+for f in "${SAVED[@]}"; do
+	[ -e "$f" ] || continue
+	v=$(current "$f")
+	orig[$f]=${v:-$(cat "$f")}
+done
+tmp=$(mktemp -d /tmp/promotion.XXXXXX)
+bg_pids=()
+restore() {
+	local f p
+	for p in "${bg_pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	for f in "${!orig[@]}"; do echo "${orig[$f]}" >"$f" 2>/dev/null || true; done
+	rm -rf "$tmp"
+}
+trap restore EXIT
+
+# "name": value pairs of the knobs that exist (numbers bare, words quoted).
+knobs_json() {
+	local f v sep=
+	for f in "$THP/enabled" "$THP/defrag" "$KH/pages_to_scan" "$KH/scan_sleep_millisecs" \
+		"$KH/alloc_sleep_millisecs" "$KH/defrag" "$KH/max_ptes_none" \
+		"$VM/compact_unevictable_allowed" "$VM/compaction_proactiveness" \
+		"$HK/policy" "$HK/batch" "$HK/sleep_ms" "$HK/scan_period_ms" \
+		"$HK/sample_window_ms" "$HK/ema_weight"; do
+		[ -e "$f" ] || continue
+		v=$(current "$f")
+		v=${v:-$(cat "$f")}
+		[[ $v =~ ^-?[0-9]+$ ]] || v="\"$v\""
+		printf '%s"%s": %s' "$sep" "${f#/sys/kernel/mm/}" "$v"
+		sep=", "
+	done
+}
+
+# Policy and the common promotion budget. Returns 1 if POLICY is unavailable.
+setup_policy() {
+	local policy=$1
+	echo never >$THP/defrag	# faults never compact: they get a huge page only if one is free
+	echo "$PAGES_TO_SCAN" >$KH/pages_to_scan
+	echo "$SCAN_SLEEP_MS" >$KH/scan_sleep_millisecs
+	echo "$SCAN_SLEEP_MS" >$KH/alloc_sleep_millisecs
+	echo 1 >$KH/defrag	# khugepaged may compact
+	echo 0 >$VM/compact_unevictable_allowed	# compaction leaves mlocked pages alone
+	echo 0 >$VM/compaction_proactiveness
+	if [ -e $HK/policy ]; then
+		echo $((PAGES_TO_SCAN / 512)) >$HK/batch
+		echo "$SCAN_SLEEP_MS" >$HK/sleep_ms
+		[ -e $HK/scan_period_ms ] && echo "$SCAN_PERIOD_MS" >$HK/scan_period_ms
+		[ -e $HK/sample_window_ms ] && echo "$SAMPLE_WINDOW_MS" >$HK/sample_window_ms
+	fi
+	case $policy in
+	none)
+		echo never >$THP/enabled
+		if [ -e $HK/policy ]; then echo linux >$HK/policy; fi ;;
+	linux)
+		echo madvise >$THP/enabled
+		if [ -e $HK/policy ]; then echo linux >$HK/policy; fi ;;
+	hawkeye-g)
+		echo madvise >$THP/enabled
+		[ -e $HK/policy ] || return 1
+		echo hawkeye-g >$HK/policy 2>/dev/null || return 1
+		[ "$(policy_now)" = hawkeye-g ] || return 1 ;;
+	*) echo "promotion.sh: unknown policy $policy" >&2; exit 2 ;;
+	esac
+}
+
+# The sampler: every second, per instance, which 2 MB regions of its mapping
+# are huge (/proc/PID/pagemap + /proc/kpageflags: the region's first page is
+# the head of a THP), AnonHugePages and Rss, /proc/PID/hawkeye; system-wide
+# THP/compaction/HawkEye counters; and the workloads' own lines, as JSON.
+cat >"$tmp/sampler.py" <<'EOF'
+import json, os, re, signal, sys, time
+out, run, interval = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+insts = [dict(zip(("inst", "pid", "log", "workload"), a.split(":"))) for a in sys.argv[4:]]
+VMSTAT = re.compile(r"^(thp_(fault_alloc|fault_fallback|collapse_alloc|collapse_alloc_failed|"
+                    r"split_page|deferred_split_page)|compact_(stall|fail|success|daemon_wake)|"
+                    r"pgmigrate_success|nr_anon_transparent_hugepages)$|^hawkeye_promote")
+HP, KPF_THP, KPF_HEAD = 2 << 20, 22, 15
+stop = False
+def on_term(*_):
+    global stop
+    stop = True
+signal.signal(signal.SIGTERM, on_term)
+f = open(out, "a")
+def emit(obj):
+    f.write(json.dumps(obj) + "\n")
+    f.flush()
+def kv(words):
+    d = {}
+    for w in words:
+        if "=" in w:
+            k, v = w.split("=", 1)
+            try:
+                d[k] = int(v, 0) if v.startswith("0x") or v.isdigit() else float(v)
+            except ValueError:
+                d[k] = v
+    return d
+for i in insts:
+    i.update(inst=int(i["inst"]), pid=int(i["pid"]), off=0, info={}, pm=None)
+def read_log(i):
+    try:
+        with open(i["log"], "rb") as lf:
+            lf.seek(i["off"])
+            data = lf.read()
+    except OSError:
+        return
+    end = data.rfind(b"\n") + 1
+    i["off"] += end
+    for line in data[:end].decode(errors="replace").splitlines():
+        w = line.split()
+        if not w:
+            continue
+        if w[0] == "progress":
+            d = kv(w[1:])
+            unit = [k for k in d if k not in ("t", "mono", "total", "bfs")]
+            emit({"type": "progress", "run": run, "inst": i["inst"], "t": d.get("t"),
+                  "mono": d.get("mono"), "work": d.get(unit[0]) if unit else None,
+                  "total": d.get("total"), "unit": unit[0] if unit else None})
+        elif len(w) > 1 and w[1] in ("map", "hot", "init", "start", "done"):
+            i["info"][w[1]] = kv(w[2:])
+def huge_map(i):
+    m, h = i["info"].get("map"), i["info"].get("hot")
+    if not m or not h:
+        return None
+    try:
+        if i["pm"] is None:
+            i["pm"] = os.open(f"/proc/{i['pid']}/pagemap", os.O_RDONLY)
+        s = []
+        for va in range(m["start"], m["end"], HP):
+            e = int.from_bytes(os.pread(i["pm"], 8, (va >> 12) * 8), "little")
+            if not e >> 63 & 1:
+                s.append("-")
+                continue
+            pfn = e & ((1 << 55) - 1)
+            fl = int.from_bytes(os.pread(kpf, 8, pfn * 8), "little")
+            s.append("H" if fl >> KPF_THP & 1 and fl >> KPF_HEAD & 1 and pfn % 512 == 0 else "4")
+        return "".join(s)
+    except OSError:
+        return None
+def keyed(path, sep=None):
+    d = {}
+    try:
+        with open(path) as pf:
+            for line in pf:
+                w = line.replace(":", " ").split() if sep else line.split()
+                if len(w) >= 2 and w[1].lstrip("-").isdigit():
+                    d[w[0]] = int(w[1])
+    except OSError:
+        return None
+    return d
+kpf = os.open("/proc/kpageflags", os.O_RDONLY)
+KH = "/sys/kernel/mm/transparent_hugepage/khugepaged/"
+nxt = time.monotonic()
+while True:
+    last = stop
+    for i in insts:
+        read_log(i)
+    mono = time.monotonic()
+    sample = {"type": "sample", "run": run, "mono": round(mono, 3),
+              "vmstat": {k: v for k, v in (keyed("/proc/vmstat") or {}).items()
+                         if VMSTAT.match(k)},
+              "khugepaged": {}, "inst": []}
+    for k in ("full_scans", "pages_collapsed"):
+        try:
+            sample["khugepaged"][k] = int(open(KH + k).read())
+        except OSError:
+            pass
+    for i in insts:
+        try:
+            with open(f"/proc/{i['pid']}/stat") as sf:
+                if sf.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    continue
+        except OSError:
+            continue
+        hm = huge_map(i)
+        if hm is None:
+            continue
+        roll = keyed(f"/proc/{i['pid']}/smaps_rollup", sep=True) or {}
+        h, m = i["info"]["hot"], i["info"]["map"]
+        first_hot = (h["start"] - m["start"]) // HP
+        d = {"inst": i["inst"], "huge_map": hm, "huge": hm.count("H"),
+             "hot_huge": hm[first_hot:].count("H"), "hot_regions": len(hm) - first_hot,
+             "anon_huge_kb": roll.get("AnonHugePages"), "rss_kb": roll.get("Rss")}
+        hk = keyed(f"/proc/{i['pid']}/hawkeye")
+        if hk is not None:
+            d["hawkeye"] = hk
+        sample["inst"].append(d)
+    emit(sample)
+    if last:
+        break
+    nxt += interval
+    while not stop and time.monotonic() < nxt:
+        time.sleep(min(0.05, max(0.0, nxt - time.monotonic())))
+for i in insts:
+    info = i["info"]
+    start, done = info.get("start", {}), info.get("done", {})
+    unit = [k for k in done if k not in ("seconds", "bfs", "checksum") and not k.endswith("_per_s")]
+    emit({"type": "instance", "run": run, "inst": i["inst"], "workload": i["workload"],
+          "pid": i["pid"], "map_start": info.get("map", {}).get("start"),
+          "map_end": info.get("map", {}).get("end"), "hot_start": info.get("hot", {}).get("start"),
+          "regions": info.get("map", {}).get("regions"),
+          "hot_regions": info.get("hot", {}).get("regions"),
+          "hot": {k: v for k, v in info.get("hot", {}).items() if k not in ("start", "end")},
+          "init_seconds": info.get("init", {}).get("seconds"), "start_mono": start.get("mono"),
+          "seconds": done.get("seconds"), "unit": unit[0] if unit else None,
+          "work": done.get(unit[0]) if unit else None})
+EOF
+
+# Waits until FILE exists and matches PATTERN (grep -E), for at most SECONDS.
+wait_for() {
+	local file=$1 pattern=$2 seconds=$3 n=0
+	until [ -e "$file" ] && grep -Eq "$pattern" "$file"; do
+		n=$((n + 1))
+		if [ $n -gt $((seconds * 5)) ]; then
+			echo "promotion.sh: timed out waiting for '$pattern' in $file" >&2
+			return 1
+		fi
+		sleep 0.2
+	done
+}
+
+run_id=0
+# run EXPERIMENT WORKLOAD POLICY INSTANCES MB [WORKLOAD ARGS...]: one run,
+# fragmented start; appends its lines to $out. Returns 1 if the policy is
+# unavailable.
+run() {
+	local exp=$1 w=$2 policy=$3 n=$4 mb=$5 i fpid spid
+	shift 5
+	run_id=$((run_id + 1))
+	if ! setup_policy "$policy"; then
+		printf '{"type": "unavailable", "run": %d, "experiment": "%s", "workload": "%s", "policy": "%s"}\n' \
+			$run_id "$exp" "$w" "$policy" >>"$out"
+		echo "promotion.sh: policy $policy unavailable on this kernel: skipped" >&2
+		return 1
+	fi
+	echo "promotion.sh: [$run_id] $exp $w x$n, policy $policy, ${mb} MB, args: $*" >&2
+	printf '{"type": "run", "run": %d, "experiment": "%s", "workload": "%s", "policy": "%s", "instances": %d, "mb": %d, "hot_fraction": %s, "args": "%s", "budget": {"pages_to_scan": %d, "scan_sleep_ms": %d, "batch": %d, "sleep_ms": %d, "scan_period_ms": %d, "sample_window_ms": %d}, "knobs": {%s}}\n' \
+		$run_id "$exp" "$w" "$policy" "$n" "$mb" "$HOT" "$*" "$PAGES_TO_SCAN" "$SCAN_SLEEP_MS" \
+		$((PAGES_TO_SCAN / 512)) "$SCAN_SLEEP_MS" "$SCAN_PERIOD_MS" "$SAMPLE_WINDOW_MS" \
+		"$(knobs_json)" >>"$out"
+	sync
+	echo 3 >$VM/drop_caches
+	echo 1 >$VM/compact_memory
+	rm -f "$tmp"/*.out "$tmp/frag.pid"
+	"$bindir/fragment" -l "$LEAVE_MB" -p "$tmp/frag.pid" >"$tmp/frag.out" &
+	fpid=$!
+	bg_pids=("$fpid")
+	wait_for "$tmp/frag.pid" . 300
+	local pids=() specs=()
+	for ((i = 0; i < n; i++)); do
+		"$bindir/$w" -m "$mb" -f "$HOT" -w -s $((42 + i)) -l "$w-$i" "$@" >"$tmp/$w-$i.out" &
+		pids+=($!)
+		specs+=("$i:$!:$tmp/$w-$i.out:$w")
+	done
+	bg_pids+=("${pids[@]}")
+	"$PY" "$tmp/sampler.py" "$out" $run_id 1 "${specs[@]}" &
+	spid=$!
+	bg_pids+=("$spid")
+	for ((i = 0; i < n; i++)); do
+		wait_for "$tmp/$w-$i.out" ' ready ' 600
+	done
+	kill -TERM "$fpid"
+	wait "$fpid"
+	kill -USR1 "${pids[@]}"
+	for i in "${pids[@]}"; do
+		wait "$i" || echo "promotion.sh: a $w instance failed (exit $?)" >&2
+	done
+	kill -TERM "$spid"
+	wait "$spid"
+	bg_pids=()
+	sed "s/^{/{\"run\": $run_id, /" "$tmp/frag.out" >>"$out"
+	grep -h ' done ' "$tmp"/*.out | sed 's/^/promotion.sh:   /' >&2
+	grep -h '"fragment"' "$tmp/frag.out" | sed 's/^/promotion.sh:   /' | cut -c1-220 >&2
+}
+
+# Lookups (edges) per second of the last baseline run of WORKLOAD, from its
+# instance line; empty if none ran.
+base_rate() {
+	"$PY" - "$out" "$1" <<'EOF'
+import json, sys
+runs, rate = {}, ""
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    if o.get("type") == "run":
+        runs[o["run"]] = o
+    elif o.get("type") == "instance" and o.get("seconds"):
+        r = runs.get(o["run"], {})
+        if r.get("policy") == "none" and r.get("experiment") == "single" and r.get("workload") == sys.argv[2]:
+            rate = o["work"] / o["seconds"]
+print(int(rate) if rate else "")
+EOF
+}
+
+mkdir -p "$(dirname "$out")"
+: >"$out"
+printf '{"type": "env", "kernel": "%s", "mem_total_kb": %s, "cpus": %s, "quick": "%s", "hawkeye_promote": %s, "mb": %s, "fair_mb": %s, "hot_fraction": %s, "duration": %s, "fair_seconds": %s, "leave_mb": %s, "boot": {%s}}\n' \
+	"$(uname -r)" "$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)" "$(nproc)" "${QUICK:-}" \
+	"$([ -e $HK/policy ] && echo true || echo false)" "$MB" "$FAIR_MB" "$HOT" "$DURATION" \
+	"$FAIR_SECONDS" "$LEAVE_MB" "$(knobs_json)" >>"$out"
+
+if [[ " $experiments " == *" single "* ]]; then
+	for w in $workloads; do
+		for p in $policies; do
+			run single "$w" "$p" 1 "$MB" -d "$DURATION" || true
+		done
+	done
+fi
+if [[ " $experiments " == *" fairness "* ]]; then
+	for w in $fair_workloads; do
+		rate=$(base_rate "$w")
+		for p in $policies; do
+			# The baseline of three instances is skipped under QUICK.
+			[ "$p" = none ] && [ -n "${QUICK:-}" ] && continue
+			if [ -n "$rate" ]; then
+				# Same work for each instance; a time limit as a safety net.
+				run fairness "$w" "$p" 3 "$FAIR_MB" -n $((rate * FAIR_SECONDS)) \
+					-d $((FAIR_SECONDS * 5)) || true
+			else
+				run fairness "$w" "$p" 3 "$FAIR_MB" -d "$FAIR_SECONDS" || true
+			fi
+		done
+	done
+fi
+echo "promotion.sh: wrote $out" >&2

@@ -1,0 +1,454 @@
+#!/usr/bin/env python3
+"""Summarise bench/promotion.sh output: huge page promotion of hot regions
+(paper Figures 5 and 6) and fairness between three instances (Table 5,
+Figure 7).
+
+  bench/promotion_report.py [INPUT.jsonl] [-o results/promotion.json]
+                            [--fairness-output results/fairness.json]
+                            [--plots DIR | --no-plots]
+
+Prints the figures, writes the two JSON summaries and, with matplotlib,
+promotion.png (hot-set coverage over time) and fairness.png (huge pages per
+instance over time) into DIR (default: the directory of -o). What each
+figure means is in bench/README.md. Every function but main() and the
+plotting is pure.
+"""
+import argparse
+import json
+import os
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GOAL_COVERAGE = 0.9        # "covered": >= 90 % of the hot regions are huge
+GOAL_PROMOTIONS_PER_HOT = 1.2   # hawkeye-g: promotions / hot regions to get there
+GOAL_SPEEDUP_T90 = 5.0     # linux / hawkeye-g time to 90 %
+HPAGE_KB = 2048
+# The /proc/vmstat counter that counts a policy's promotions.
+PROMOTION_COUNTER = {"linux": "thp_collapse_alloc", "none": "thp_collapse_alloc",
+                     "hawkeye-g": "hawkeye_promote_success"}
+POLICY_ORDER = ["none", "linux", "hawkeye-g"]
+
+
+class ReportError(Exception):
+    pass
+
+
+def parse_lines(lines):
+    """Group the JSON lines by kind and run:
+    {"env", "runs": {id: run}, "unavailable": [..], "samples": {id: [..]},
+     "progress": {id: {inst: [..]}}, "instances": {id: {inst: ..}},
+     "fragment": {id: ..}, "release": {id: ..}}."""
+    d = {"env": {}, "runs": {}, "unavailable": [], "samples": {}, "progress": {},
+         "instances": {}, "fragment": {}, "release": {}}
+    for n, line in enumerate(lines, 1):
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            o = json.loads(line)
+        except ValueError as e:
+            raise ReportError(f"line {n}: not JSON: {e}") from None
+        kind, run = o.get("type"), o.get("run")
+        if kind == "env":
+            d["env"] = o
+        elif kind == "run":
+            d["runs"][run] = o
+        elif kind == "unavailable":
+            d["unavailable"].append(o)
+        elif kind == "sample":
+            d["samples"].setdefault(run, []).append(o)
+        elif kind == "progress":
+            d["progress"].setdefault(run, {}).setdefault(o["inst"], []).append(o)
+        elif kind == "instance":
+            d["instances"].setdefault(run, {})[o["inst"]] = o
+        elif kind == "fragment":
+            d["fragment"][run] = o
+        elif kind == "fragment_release":
+            d["release"][run] = o
+        else:
+            raise ReportError(f"line {n}: unknown type {kind!r}")
+    if not d["runs"]:
+        raise ReportError("no runs in the input")
+    for run in d["samples"]:
+        d["samples"][run].sort(key=lambda s: s["mono"])
+    return d
+
+
+def ratio(a, b):
+    """a / b, or None where either is missing or b is 0."""
+    return a / b if a is not None and b else None
+
+
+def start_mono(inst, progress=()):
+    """CLOCK_MONOTONIC time of the instance's start (its t = 0)."""
+    if inst.get("start_mono") is not None:
+        return inst["start_mono"]
+    for p in progress:
+        if p.get("mono") is not None and p.get("t") is not None:
+            return p["mono"] - p["t"]
+    return None
+
+
+def series(samples, inst_no, t0, counter):
+    """Per sample of one instance: t, hot_huge, hot_regions, huge, anon_huge_kb,
+    and promotions (COUNTER's increase since the run's first sample)."""
+    out = []
+    base = samples[0]["vmstat"].get(counter) if samples else None
+    for s in samples:
+        for i in s["inst"]:
+            if i["inst"] != inst_no:
+                continue
+            c = s["vmstat"].get(counter)
+            out.append({"t": round(s["mono"] - t0, 3), "hot_huge": i["hot_huge"],
+                        "hot_regions": i["hot_regions"], "huge": i["huge"],
+                        "anon_huge_kb": i.get("anon_huge_kb"),
+                        "promotions": c - base if c is not None and base is not None else None,
+                        "hawkeye": i.get("hawkeye")})
+    return out
+
+
+def coverage(point):
+    return point["hot_huge"] / point["hot_regions"] if point["hot_regions"] else 0.0
+
+
+def time_to_coverage(ser, goal=GOAL_COVERAGE):
+    """The first point (t >= 0) where the hot coverage reaches GOAL, or None."""
+    for p in ser:
+        if p["t"] >= 0 and coverage(p) >= goal - 1e-9:
+            return p
+    return None
+
+
+def time_saved(work, seconds, base_rate):
+    """Seconds the run saved over base pages: the time the baseline would
+    take for the same work, less the time the run took."""
+    if work is None or not seconds or not base_rate:
+        return None
+    return work / base_rate - seconds
+
+
+def run_rate(inst):
+    return ratio(inst.get("work"), inst.get("seconds")) if inst else None
+
+
+def counter_for(run):
+    return PROMOTION_COUNTER.get(run["policy"], "thp_collapse_alloc")
+
+
+def analyse_run(d, run_id):
+    """Per instance of one run: its series and figures."""
+    run = d["runs"][run_id]
+    samples = d["samples"].get(run_id, [])
+    counter = counter_for(run)
+    res = []
+    for inst_no, inst in sorted(d["instances"].get(run_id, {}).items()):
+        t0 = start_mono(inst, d["progress"].get(run_id, {}).get(inst_no, []))
+        if t0 is None:
+            continue
+        ser = series(samples, inst_no, t0, counter)
+        hit = time_to_coverage(ser)
+        before = [p for p in ser if p["t"] <= 0]
+        last = ser[-1] if ser else None
+        res.append({
+            "inst": inst_no,
+            "regions": inst.get("regions"),
+            "hot_regions": inst.get("hot_regions") or (last or {}).get("hot_regions"),
+            "seconds": inst.get("seconds"),
+            "work": inst.get("work"),
+            "unit": inst.get("unit"),
+            "rate": run_rate(inst),
+            "init_seconds": inst.get("init_seconds"),
+            "t90": hit["t"] if hit else None,
+            "promotions_to_90": hit["promotions"] if hit else None,
+            "huge_to_90": hit["huge"] if hit else None,
+            "final_coverage": coverage(last) if last else None,
+            "final_huge": last["huge"] if last else None,
+            "promotions_total": last["promotions"] if last else None,
+            "anon_huge_kb_at_start": max((p["anon_huge_kb"] or 0 for p in before), default=None),
+            "hawkeye_final": last.get("hawkeye") if last else None,
+            "series": ser,
+        })
+    return res
+
+
+def runs_of(d, experiment):
+    """{workload: {policy: run id}} (the last run of each pair)."""
+    out = {}
+    for rid, r in sorted(d["runs"].items()):
+        if r.get("experiment") == experiment:
+            out.setdefault(r["workload"], {})[r["policy"]] = rid
+    return out
+
+
+def baseline_rates(d):
+    """{workload: work per second of the single 'none' run}."""
+    rates = {}
+    for w, pol in runs_of(d, "single").items():
+        if "none" in pol:
+            insts = d["instances"].get(pol["none"], {})
+            if insts:
+                rates[w] = run_rate(next(iter(insts.values())))
+    return rates
+
+
+def _sorted_policies(pols):
+    return sorted(pols, key=lambda p: (POLICY_ORDER.index(p) if p in POLICY_ORDER else 99, p))
+
+
+def summarize_single(d):
+    """Figures per workload and policy, and the linux vs hawkeye-g comparison."""
+    rates = baseline_rates(d)
+    out = {}
+    for w, pol in runs_of(d, "single").items():
+        wres = {"policies": {}}
+        for p in _sorted_policies(pol):
+            rid = pol[p]
+            insts = analyse_run(d, rid)
+            if not insts:
+                continue
+            r = insts[0]
+            saved = time_saved(r["work"], r["seconds"], rates.get(w))
+            frag, rel = d["fragment"].get(rid, {}), d["release"].get(rid, {})
+            wres["policies"][p] = {
+                "run": rid,
+                "counter": counter_for(d["runs"][rid]),
+                **{k: v for k, v in r.items() if k != "series"},
+                "promotions_per_hot_region": ratio(r["promotions_to_90"], r["hot_regions"]),
+                "speedup": ratio(r["rate"], rates.get(w)),
+                "time_saved_s": saved,
+                "time_saved_per_promotion_ms": (saved * 1000 / r["promotions_total"]
+                                                if saved is not None and r["promotions_total"]
+                                                else None),
+                "fragment": {k: frag.get(k) for k in (
+                    "free_2m_blocks_before", "free_2m_blocks_after", "blocks_pinned",
+                    "huge_held", "mem_free_before_kb", "mem_free_after_kb", "seconds")},
+                "free_2m_blocks_after_release": rel.get("free_2m_blocks"),
+                "series": [[p_["t"], round(coverage(p_), 4), p_["promotions"], p_["huge"]]
+                           for p_ in r["series"]],
+            }
+        lin, hg = wres["policies"].get("linux"), wres["policies"].get("hawkeye-g")
+        cmp_ = {"t90_linux_over_hawkeye_g": None, "lower_bound": False}
+        if lin and hg and hg["t90"]:
+            if lin["t90"] is not None:
+                cmp_["t90_linux_over_hawkeye_g"] = lin["t90"] / hg["t90"]
+            elif lin["seconds"]:
+                # Linux never got there: its run time is a lower bound.
+                cmp_["t90_linux_over_hawkeye_g"] = lin["seconds"] / hg["t90"]
+                cmp_["lower_bound"] = True
+        if hg:
+            cmp_["goal_promotions_per_hot_region"] = GOAL_PROMOTIONS_PER_HOT
+            cmp_["met_promotions_per_hot_region"] = (
+                hg["promotions_per_hot_region"] is not None
+                and hg["promotions_per_hot_region"] <= GOAL_PROMOTIONS_PER_HOT)
+        if cmp_["t90_linux_over_hawkeye_g"] is not None:
+            cmp_["goal_t90_ratio"] = GOAL_SPEEDUP_T90
+            cmp_["met_t90_ratio"] = cmp_["t90_linux_over_hawkeye_g"] >= GOAL_SPEEDUP_T90
+        if lin and hg:
+            cmp_["time_saved_per_promotion_hawkeye_g_over_linux"] = ratio(
+                hg["time_saved_per_promotion_ms"], lin["time_saved_per_promotion_ms"])
+        wres["comparison"] = cmp_
+        out[w] = wres
+    return out
+
+
+def max_huge_difference(per_inst):
+    """Largest difference in huge pages between instances at one sample time,
+    over the samples where every instance was sampled: (diff, t) or (None, None).
+    PER_INST: {inst: series}; the series of one run share sample times."""
+    by_t = {}
+    for ser in per_inst.values():
+        for p in ser:
+            by_t.setdefault(p["t_run"], []).append(p["huge"])
+    best = (None, None)
+    for t, hs in sorted(by_t.items()):
+        if len(hs) == len(per_inst):
+            diff = max(hs) - min(hs)
+            if best[0] is None or diff > best[0]:
+                best = (diff, t)
+    return best
+
+
+def summarize_fairness(d):
+    """Per workload and policy: per-instance completion times (and speedups
+    over the 'none' run's same instance), their spread, and the largest
+    difference in huge pages between instances."""
+    out = {}
+    fr = runs_of(d, "fairness")
+    for w, pol in fr.items():
+        wres = {"policies": {}}
+        base = {}
+        if "none" in pol:
+            base = {r["inst"]: r["seconds"] for r in analyse_run(d, pol["none"])}
+        for p in _sorted_policies(pol):
+            rid = pol[p]
+            insts = analyse_run(d, rid)
+            if not insts:
+                continue
+            # One time axis for the run: from the earliest instance start.
+            t_run0 = min(start_mono(d["instances"][rid][r["inst"]],
+                                    d["progress"].get(rid, {}).get(r["inst"], []))
+                         for r in insts)
+            per = {}
+            for r in insts:
+                off = start_mono(d["instances"][rid][r["inst"]],
+                                 d["progress"].get(rid, {}).get(r["inst"], [])) - t_run0
+                per[r["inst"]] = [dict(p_, t_run=round(p_["t"] + off, 1)) for p_ in r["series"]]
+            diff, at = max_huge_difference(per)
+            secs = [r["seconds"] for r in insts if r["seconds"] is not None]
+            wres["policies"][p] = {
+                "run": rid,
+                "instances": [{
+                    "inst": r["inst"], "seconds": r["seconds"], "work": r["work"],
+                    "rate": r["rate"], "t90": r["t90"], "final_huge": r["final_huge"],
+                    "hot_regions": r["hot_regions"], "regions": r["regions"],
+                    "speedup": ratio(base.get(r["inst"]), r["seconds"]),
+                    "hawkeye_final": r["hawkeye_final"],
+                } for r in insts],
+                "mean_seconds": sum(secs) / len(secs) if secs else None,
+                "completion_spread_s": max(secs) - min(secs) if secs else None,
+                "max_huge_difference": diff,
+                "max_huge_difference_t": at,
+                "series": {str(i): [[p_["t_run"], p_["huge"], p_["hot_huge"]] for p_ in ser]
+                           for i, ser in per.items()},
+            }
+        out[w] = wres
+    return out
+
+
+def environment(d):
+    env = dict(d["env"])
+    budgets = {json.dumps(r.get("budget"), sort_keys=True) for r in d["runs"].values()}
+    env["budgets"] = [json.loads(b) for b in sorted(budgets)]
+    env["unavailable"] = sorted({u["policy"] for u in d["unavailable"]})
+    return env
+
+
+def fmt(v, spec=".1f", none="-"):
+    return none if v is None else format(v, spec)
+
+
+def format_single(summary):
+    out = ["Promotion of hot regions (t = seconds after the fragmenter let go; "
+           "t90: hot coverage reaches 90 %)"]
+    head = (f"  {'workload':9s} {'policy':10s} {'hot':>4s} {'t90 s':>7s} {'prom@90':>7s} "
+            f"{'prom/hot':>8s} {'prom tot':>8s} {'final cov':>9s} {'rate/s':>10s} "
+            f"{'speedup':>7s} {'ms saved/prom':>13s}")
+    out.append(head)
+    for w, wr in summary.items():
+        for p, r in wr["policies"].items():
+            out.append(f"  {w:9s} {p:10s} {fmt(r['hot_regions'], 'd'):>4s} {fmt(r['t90']):>7s} "
+                       f"{fmt(r['promotions_to_90'], 'd'):>7s} "
+                       f"{fmt(r['promotions_per_hot_region'], '.2f'):>8s} "
+                       f"{fmt(r['promotions_total'], 'd'):>8s} "
+                       f"{fmt(r['final_coverage'] and 100 * r['final_coverage'], '.0f'):>8s}% "
+                       f"{fmt(r['rate'], ',.0f'):>10s} {fmt(r['speedup'], '.3f'):>7s} "
+                       f"{fmt(r['time_saved_per_promotion_ms'], '.2f'):>13s}")
+        c = wr["comparison"]
+        if c.get("t90_linux_over_hawkeye_g") is not None:
+            sign = ">=" if c["lower_bound"] else "="
+            out.append(f"  {w}: time to 90 % linux / hawkeye-g {sign} "
+                       f"x{c['t90_linux_over_hawkeye_g']:.2f} (goal >= x{GOAL_SPEEDUP_T90:g})")
+    return "\n".join(out)
+
+
+def format_fairness(summary):
+    out = ["Fairness: three instances started together (seconds to finish the same work)"]
+    for w, wr in summary.items():
+        for p, r in wr["policies"].items():
+            cells = "  ".join(
+                f"#{i['inst']} {fmt(i['seconds'])} s"
+                + (f" (x{i['speedup']:.2f})" if i["speedup"] else "")
+                + f" {fmt(i['final_huge'], 'd')} huge"
+                for i in r["instances"])
+            out.append(f"  {w:9s} {p:10s} {cells}  spread {fmt(r['completion_spread_s'])} s, "
+                       f"max huge-page difference {fmt(r['max_huge_difference'], 'd')}"
+                       f" (t={fmt(r['max_huge_difference_t'])})")
+    return "\n".join(out)
+
+
+def plot(single, fairness, outdir):
+    """promotion.png and fairness.png; returns the paths written ([] without
+    matplotlib)."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("promotion_report: no matplotlib: no plots", file=sys.stderr)
+        return []
+    paths = []
+    if single:
+        fig, axes = plt.subplots(1, len(single), figsize=(6 * len(single), 4), squeeze=False)
+        for ax, (w, wr) in zip(axes[0], single.items()):
+            ax2 = ax.twinx()
+            for p, r in wr["policies"].items():
+                ts = [s[0] for s in r["series"]]
+                line, = ax.plot(ts, [100 * s[1] for s in r["series"]], label=f"{p} coverage")
+                ax2.plot(ts, [s[2] for s in r["series"]], "--", color=line.get_color(),
+                         alpha=0.6, label=f"{p} promotions")
+            ax.axhline(100 * GOAL_COVERAGE, color="grey", lw=0.5)
+            ax.set(title=f"{w}: hot regions that are huge", xlabel="seconds after release",
+                   ylabel="hot-set coverage (%)", ylim=(-2, 102))
+            ax2.set_ylabel("promotions (dashed)")
+            ax.legend(loc="lower right", fontsize="small")
+        fig.tight_layout()
+        paths.append(os.path.join(outdir, "promotion.png"))
+        fig.savefig(paths[-1], dpi=100)
+        plt.close(fig)
+    if fairness:
+        rows = [(w, p, r) for w, wr in fairness.items() for p, r in wr["policies"].items()]
+        fig, axes = plt.subplots(1, len(rows), figsize=(5 * len(rows), 4), squeeze=False)
+        for ax, (w, p, r) in zip(axes[0], rows):
+            for i, ser in r["series"].items():
+                ax.plot([s[0] for s in ser], [s[1] for s in ser], label=f"instance {i}")
+            ax.set(title=f"{w}, {p}", xlabel="seconds", ylabel="huge pages")
+            ax.legend(fontsize="small")
+        fig.tight_layout()
+        paths.append(os.path.join(outdir, "fairness.png"))
+        fig.savefig(paths[-1], dpi=100)
+        plt.close(fig)
+    return paths
+
+
+def write_json(path, obj):
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(obj, f, indent=1, allow_nan=False)
+        f.write("\n")
+    print(f"wrote {path}", file=sys.stderr)
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("input", nargs="?", default=os.path.join(REPO, "results/raw/promotion.jsonl"))
+    p.add_argument("-o", "--output", default=os.path.join(REPO, "results/promotion.json"))
+    p.add_argument("--fairness-output", help="default: fairness.json next to -o")
+    p.add_argument("--plots", help="directory for the PNGs (default: that of -o)")
+    p.add_argument("--no-plots", action="store_true")
+    a = p.parse_args(argv)
+    try:
+        with open(a.input) as f:
+            d = parse_lines(f)
+    except (OSError, ReportError) as e:
+        print(f"promotion_report: {e}", file=sys.stderr)
+        return 1
+    env = environment(d)
+    single, fair = summarize_single(d), summarize_fairness(d)
+    if env["unavailable"]:
+        print(f"unavailable on this kernel: {', '.join(env['unavailable'])}")
+    if single:
+        print(format_single(single))
+    if fair:
+        print(format_fairness(fair))
+    outdir = os.path.dirname(os.path.abspath(a.output))
+    write_json(a.output, {"benchmark": "promotion", "environment": env, "workloads": single})
+    write_json(a.fairness_output or os.path.join(outdir, "fairness.json"),
+               {"benchmark": "fairness", "environment": env, "workloads": fair})
+    if not a.no_plots:
+        for path in plot(single, fair, a.plots or outdir):
+            print(f"wrote {path}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
