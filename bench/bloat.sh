@@ -89,28 +89,6 @@ setup() {
 	echo 200 >$KH/alloc_sleep_millisecs
 }
 
-# One sample of the server and the system, as a JSON line.
-sample() {
-	local t=$1 phase=$2 st
-	st=$(awk '/^(VmRSS|VmSwap):/ {printf "%s ", $2}' /proc/"$redis_pid"/status 2>/dev/null) || return 0
-	[ -n "$st" ] || return 0
-	set -- $st
-	printf '{"type": "sample", "config": "%s", "t": %s, "phase": "%s", "rss_kb": %s, "swap_kb": %s, "anon_huge_kb": %s, "mem_available_kb": %s, "swap_used_kb": %s, "thp_split": %s, "zero_freed": %s, "collapse": %s}\n' \
-		"$config" "$t" "$phase" "$1" "$2" \
-		"$(awk '/^AnonHugePages:/ {print $2}' /proc/"$redis_pid"/smaps_rollup 2>/dev/null || echo 0)" \
-		"$(mem MemAvailable)" $(($(mem SwapTotal) - $(mem SwapFree))) \
-		"$(vm hawkeye_debloat_thp_split)" "$(vm hawkeye_debloat_zero_pages_freed)" \
-		"$(vm thp_collapse_alloc)" >>"$out"
-}
-
-sampler() {
-	local start=$1
-	while kill -0 "$redis_pid" 2>/dev/null; do
-		sample "$(echo "$(date +%s.%N) - $start" | bc)" "$(cat /tmp/bloat.phase)"
-		sleep 1
-	done
-}
-
 phase() {
 	echo "$1" >/tmp/bloat.phase
 	echo "bloat.sh: $config: $1" >&2
@@ -143,7 +121,7 @@ for config in $configs; do
 	oom0=$(vm oom_kill)
 	phase P1
 	start=$(date +%s.%N)
-	sampler "$start" &
+	"$bindir/redisbloat" watch "$redis_pid" "$config" /tmp/bloat.phase >>"$out" &
 	sampler_pid=$!
 	ok=1
 	step P1 fill key $keys 4090 || ok=0
@@ -174,7 +152,7 @@ for config in $configs; do
 	kill -0 "$redis_pid" 2>/dev/null && alive=1
 	printf '{"type": "end", "config": "%s", "completed": %s, "server_alive": %s, "oom_kills": %s, "seconds": %s}\n' \
 		"$config" $ok $alive $(($(vm oom_kill) - oom0)) \
-		"$(echo "$(date +%s.%N) - $start" | bc)" >>"$out"
+		"$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')" >>"$out"
 	kill -9 "$redis_pid" 2>/dev/null || true
 	wait "$redis_pid" 2>/dev/null || true
 	redis_pid=

@@ -8,12 +8,16 @@
  *   redisbloat -s SOCK del PREFIX COUNT PCT SEED  DEL a random PCT% of them
  *   redisbloat -s SOCK get PREFIX COUNT PCT SEED SECS
  *                                                  GET random survivors
+ *   redisbloat watch PID CONFIG PHASEFILE          a sample a second
  *
  * Values are pseudo-random, non-zero bytes: a page of values is never
  * zero-filled, so bloat recovery cannot mistake data for bloat. Which keys
  * a `del` removes depends only on (COUNT, PCT, SEED), so `get` knows the
  * survivors. Each command prints one JSON object on stdout; it exits 1 if
- * the server goes away (killed by the OOM killer, say).
+ * the server goes away (killed by the OOM killer, say). `watch` prints a
+ * JSON line a second about process PID and the system until PID is gone:
+ * a shell loop forking awk for every figure takes seconds per sample on
+ * an emulated CPU.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -95,9 +99,21 @@ static void read_reply(void)
 	char type;
 	long n = read_line_number(&type);
 
-	if (type == '$' && n >= 0)
-		for (long i = 0; i < n + 2; i++)
+	if (type != '$' || n < 0)
+		return;
+	/* Skip the value and its CRLF a buffer at a time, not a byte at a time. */
+	for (n += 2; n > 0;) {
+		size_t k;
+
+		if (rpos == rlen) {
 			get_byte();
+			n--;
+			continue;
+		}
+		k = rlen - rpos < (size_t)n ? rlen - rpos : (size_t)n;
+		rpos += k;
+		n -= k;
+	}
 }
 
 /* splitmix64: the same stream on every run. */
@@ -225,11 +241,69 @@ static int get(const char *prefix, long count, int pct, uint64_t seed, double se
 	return 0;
 }
 
+/* The number after "key" in a "key value" or "key: value kB" file; -1 if none. */
+static long file_value(const char *path, const char *key)
+{
+	size_t klen = strlen(key);
+	char line[256];
+	long v = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, key, klen) && (line[klen] == ' ' || line[klen] == ':')) {
+			v = strtol(line + klen + 1, NULL, 10);
+			break;
+		}
+	}
+	fclose(f);
+	return v;
+}
+
+static int watch(int pid, const char *config, const char *phasefile)
+{
+	char status[64], rollup[64], phase[32];
+	double t0 = now();
+
+	snprintf(status, sizeof(status), "/proc/%d/status", pid);
+	snprintf(rollup, sizeof(rollup), "/proc/%d/smaps_rollup", pid);
+	for (;;) {
+		long rss = file_value(status, "VmRSS"), swap = file_value(status, "VmSwap");
+		long huge = file_value(rollup, "AnonHugePages");
+		FILE *f = fopen(phasefile, "r");
+
+		if (rss < 0 || huge < 0)
+			return 0;	/* gone */
+		phase[0] = 0;
+		if (f) {
+			if (!fgets(phase, sizeof(phase), f))
+				phase[0] = 0;
+			phase[strcspn(phase, "\n")] = 0;
+			fclose(f);
+		}
+		printf("{\"type\": \"sample\", \"config\": \"%s\", \"t\": %.2f, \"phase\": \"%s\", "
+		       "\"rss_kb\": %ld, \"swap_kb\": %ld, \"anon_huge_kb\": %ld, "
+		       "\"mem_available_kb\": %ld, \"swap_used_kb\": %ld, \"thp_split\": %ld, "
+		       "\"zero_freed\": %ld, \"collapse\": %ld}\n",
+		       config, now() - t0, phase, rss, swap, huge,
+		       file_value("/proc/meminfo", "MemAvailable"),
+		       file_value("/proc/meminfo", "SwapTotal") -
+		       file_value("/proc/meminfo", "SwapFree"),
+		       file_value("/proc/vmstat", "hawkeye_debloat_thp_split"),
+		       file_value("/proc/vmstat", "hawkeye_debloat_zero_pages_freed"),
+		       file_value("/proc/vmstat", "thp_collapse_alloc"));
+		fflush(stdout);
+		sleep(1);
+	}
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: redisbloat -s SOCK fill PREFIX COUNT SIZE\n"
 		"       redisbloat -s SOCK del PREFIX COUNT PCT SEED\n"
-		"       redisbloat -s SOCK get PREFIX COUNT PCT SEED SECS\n");
+		"       redisbloat -s SOCK get PREFIX COUNT PCT SEED SECS\n"
+		"       redisbloat watch PID CONFIG PHASEFILE\n");
 	exit(2);
 }
 
@@ -238,6 +312,8 @@ int main(int argc, char **argv)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int nargs;
 
+	if (argc == 5 && !strcmp(argv[1], "watch"))
+		return watch(atoi(argv[2]), argv[3], argv[4]);
 	if (argc < 5 || strcmp(argv[1], "-s"))
 		usage();
 	nargs = argc - 4;
