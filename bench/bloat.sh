@@ -21,7 +21,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 out=results/raw/bloat.jsonl bindir=$here/../build/bench
-data_pct=50 del_pct=70 settle=60 tput=20 seed=1
+data_pct=65 del_pct=70 settle=60 tput=20 seed=1
 configs="Linux-4KB Linux-2MB HawkEye"
 while getopts o:b:d:x:s:t:c: opt; do
 	case $opt in

@@ -231,7 +231,10 @@ int main(int argc, char **argv)
 		long free_kb = meminfo_kb("MemFree");
 		size_t step = free_kb > leave_mb * 1024 ? (free_kb - leave_mb * 1024) / 4 : 0;
 
-		if (step > 1024)	/* 4 MB at a time, then look again */
+		/* Half of what is left (4 MB at least), then look again. */
+		if (step > 1024 && step / 2 > 1024)
+			step /= 2;
+		else if (step > 1024)
 			step = 1024;
 		if (step < 16 || npages + step > maxpages)
 			break;
