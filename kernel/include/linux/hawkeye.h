@@ -14,6 +14,8 @@
 #include <linux/mm_types.h>
 #include <linux/page-flags.h>
 
+struct seq_file;
+
 #ifdef CONFIG_HAWKEYE
 
 DECLARE_STATIC_KEY_FALSE(hawkeye_prezero_key);
@@ -71,6 +73,24 @@ static inline unsigned int hawkeye_max_ptes_none(unsigned int max_ptes_none)
 	return max_ptes_none;
 }
 
+DECLARE_STATIC_KEY_FALSE(hawkeye_promote_key);
+
+/*
+ * Is the hawkeye-g promotion policy on? khugepaged then leaves anonymous
+ * memory to HawkEye.
+ */
+static inline bool hawkeye_promote_enabled(void)
+{
+	return static_branch_unlikely(&hawkeye_promote_key);
+}
+
+void hawkeye_promote_enter(struct mm_struct *mm);
+void hawkeye_promote_exit(struct mm_struct *mm);
+unsigned long hawkeye_mm_overhead(struct mm_struct *mm);
+void hawkeye_proc_show(struct seq_file *m, struct mm_struct *mm);
+/* Collapse one anonymous 2 MB range with khugepaged's rules. */
+int hawkeye_collapse_anon_pmd(struct mm_struct *mm, unsigned long addr);
+
 #else /* !CONFIG_HAWKEYE */
 
 static inline bool hawkeye_prezero_enabled(void)
@@ -96,6 +116,24 @@ static inline unsigned int hawkeye_max_ptes_none(unsigned int max_ptes_none)
 static inline void hawkeye_count_zeroing(unsigned int order, gfp_t gfp,
 					 bool prezeroed)
 {
+}
+
+static inline bool hawkeye_promote_enabled(void)
+{
+	return false;
+}
+
+static inline void hawkeye_promote_enter(struct mm_struct *mm)
+{
+}
+
+static inline void hawkeye_promote_exit(struct mm_struct *mm)
+{
+}
+
+static inline unsigned long hawkeye_mm_overhead(struct mm_struct *mm)
+{
+	return 0;
 }
 
 #endif /* CONFIG_HAWKEYE */

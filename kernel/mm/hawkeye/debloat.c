@@ -13,9 +13,11 @@
  * folio, so what this file counts is only a hint, and a subpage written
  * meanwhile keeps its contents.
  *
- * Processes are taken lowest estimated MMU overhead first. Until HawkEye
- * measures access coverage, the estimate is the share of a process's huge
- * pages accessed (PMD young) during a sampling window before each round.
+ * Processes are taken lowest estimated MMU overhead first. With the
+ * hawkeye-g promotion policy, a process that promotion has sampled is
+ * estimated by its access coverage (hawkeye_mm_overhead()); otherwise the
+ * estimate is the share of a process's huge pages accessed (PMD young)
+ * during a sampling window before each round.
  *
  * See Documentation/admin-guide/mm/hawkeye.rst.
  */
@@ -65,6 +67,8 @@ struct debloat_mm {
 	struct mm_struct *mm;
 	unsigned int nr_thp;	/* THPs that recovery may split */
 	unsigned int nr_young;	/* ... of which were accessed since the last sample */
+	bool sampled;		/* promotion's estimate is known: */
+	unsigned long overhead;	/* ... hot 4 KB pages not in huge pages */
 };
 
 /* The state of one page table walk. */
@@ -381,14 +385,20 @@ static int debloat_cmp_mm(const void *a, const void *b)
 }
 
 /*
- * Lowest estimated MMU overhead first: the lowest share of THPs accessed
- * in the sample window. Ties: more THPs first.
+ * Lowest estimated MMU overhead first. Processes that promotion measured
+ * come first, lowest access-coverage estimate first; then, and among
+ * equals, the lowest share of THPs accessed in the sample window. Ties:
+ * more THPs first.
  */
 static int debloat_cmp_overhead(const void *a, const void *b)
 {
 	const struct debloat_mm *x = a, *y = b;
 	u64 xs = (u64)x->nr_young * y->nr_thp, ys = (u64)y->nr_young * x->nr_thp;
 
+	if (x->sampled != y->sampled)
+		return x->sampled ? -1 : 1;
+	if (x->sampled && x->overhead != y->overhead)
+		return x->overhead < y->overhead ? -1 : 1;
 	if (xs != ys)
 		return xs < ys ? -1 : 1;
 	if (x->nr_thp != y->nr_thp)
@@ -471,8 +481,11 @@ static bool debloat_round(void)
 
 	schedule_timeout_interruptible(DEBLOAT_SAMPLE);
 
-	for (i = 0; i < nr; i++)
+	for (i = 0; i < nr; i++) {
 		debloat_sample_mm(&mms[i]);
+		mms[i].sampled = hawkeye_promote_overhead(mms[i].mm,
+							  &mms[i].overhead);
+	}
 	sort(mms, nr, sizeof(*mms), debloat_cmp_overhead, NULL);
 	for (i = 0; i < nr && more; i++)
 		more = debloat_scan_mm(mms[i].mm, &next);

@@ -5,6 +5,8 @@
 
 #include <linux/types.h>
 
+struct mm_struct;
+
 /* Pre-zeroing knobs; the threads read them with READ_ONCE(). */
 struct hawkeye_prezero_params {
 	unsigned int rate;		/* 4 KB pages per second per node, 0: no limit */
@@ -37,5 +39,40 @@ int hawkeye_debloat_set_high_pct(unsigned int pct);
 int hawkeye_debloat_set_low_pct(unsigned int pct);
 int hawkeye_debloat_set_threshold(unsigned int nr);
 int hawkeye_debloat_set_rate(unsigned int rate);
+
+/* Promotion policies: /sys/kernel/mm/hawkeye/promote/policy. */
+enum hawkeye_policy {
+	HAWKEYE_POLICY_LINUX,		/* khugepaged as upstream */
+	HAWKEYE_POLICY_G,		/* HawkEye-G: access coverage first */
+	HAWKEYE_NR_POLICIES,
+};
+
+/* Buckets of a process's access_map, by access coverage. */
+#define HAWKEYE_NR_BUCKETS	10
+
+/* Promotion knobs; the thread reads them with READ_ONCE(). */
+struct hawkeye_promote_params {
+	unsigned int scan_period_ms;	/* a sample pass this often ... */
+	unsigned int sample_window_ms;	/* ... over this long, < scan_period_ms */
+	unsigned int ema_weight;	/* percent of the EMA for a new sample */
+	unsigned int batch;		/* regions promoted per round */
+	unsigned int sleep_ms;		/* between promotion rounds */
+};
+
+#define HAWKEYE_PROMOTE_MAX_MS		3600000U	/* an hour */
+#define HAWKEYE_PROMOTE_MAX_BATCH	4096U
+
+extern struct hawkeye_promote_params hawkeye_promote;
+
+enum hawkeye_policy hawkeye_promote_get_policy(void);
+int hawkeye_promote_set_policy(enum hawkeye_policy policy);
+int hawkeye_promote_parse_policy(const char *buf);
+ssize_t hawkeye_promote_show_policy(char *buf);
+int hawkeye_promote_set_scan_period_ms(unsigned int ms);
+int hawkeye_promote_set_sample_window_ms(unsigned int ms);
+int hawkeye_promote_set_ema_weight(unsigned int pct);
+int hawkeye_promote_set_batch(unsigned int nr);
+int hawkeye_promote_set_sleep_ms(unsigned int ms);
+bool hawkeye_promote_overhead(struct mm_struct *mm, unsigned long *overhead);
 
 #endif /* _MM_HAWKEYE_HAWKEYE_H */

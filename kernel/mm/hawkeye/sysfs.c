@@ -135,7 +135,7 @@ static ssize_t debloat_enabled_store(struct kobject *kobj,
 }
 
 /* The other debloat knobs are unsigned numbers, each with its setter. */
-static ssize_t debloat_store_uint(const char *buf, size_t count,
+static ssize_t store_uint(const char *buf, size_t count,
 				  int (*set)(unsigned int))
 {
 	unsigned int val;
@@ -157,7 +157,7 @@ static ssize_t debloat_high_pct_store(struct kobject *kobj,
 				      struct kobj_attribute *attr,
 				      const char *buf, size_t count)
 {
-	return debloat_store_uint(buf, count, hawkeye_debloat_set_high_pct);
+	return store_uint(buf, count, hawkeye_debloat_set_high_pct);
 }
 
 static ssize_t debloat_low_pct_show(struct kobject *kobj,
@@ -170,7 +170,7 @@ static ssize_t debloat_low_pct_store(struct kobject *kobj,
 				     struct kobj_attribute *attr,
 				     const char *buf, size_t count)
 {
-	return debloat_store_uint(buf, count, hawkeye_debloat_set_low_pct);
+	return store_uint(buf, count, hawkeye_debloat_set_low_pct);
 }
 
 static ssize_t debloat_threshold_show(struct kobject *kobj,
@@ -183,7 +183,7 @@ static ssize_t debloat_threshold_store(struct kobject *kobj,
 				       struct kobj_attribute *attr,
 				       const char *buf, size_t count)
 {
-	return debloat_store_uint(buf, count, hawkeye_debloat_set_threshold);
+	return store_uint(buf, count, hawkeye_debloat_set_threshold);
 }
 
 static ssize_t debloat_rate_show(struct kobject *kobj,
@@ -196,7 +196,7 @@ static ssize_t debloat_rate_store(struct kobject *kobj,
 				  struct kobj_attribute *attr,
 				  const char *buf, size_t count)
 {
-	return debloat_store_uint(buf, count, hawkeye_debloat_set_rate);
+	return store_uint(buf, count, hawkeye_debloat_set_rate);
 }
 
 static struct kobj_attribute debloat_enabled_attr =
@@ -224,6 +224,64 @@ static const struct attribute_group debloat_group = {
 	.attrs = debloat_attrs,
 };
 
+static ssize_t promote_policy_show(struct kobject *kobj,
+				   struct kobj_attribute *attr, char *buf)
+{
+	return hawkeye_promote_show_policy(buf);
+}
+
+static ssize_t promote_policy_store(struct kobject *kobj,
+				    struct kobj_attribute *attr,
+				    const char *buf, size_t count)
+{
+	int policy = hawkeye_promote_parse_policy(buf);
+	int ret = policy < 0 ? policy : hawkeye_promote_set_policy(policy);
+
+	return ret ? ret : count;
+}
+
+/* The other promotion knobs are unsigned numbers, each with its setter. */
+#define PROMOTE_UINT_ATTR(name)						\
+static ssize_t promote_##name##_show(struct kobject *kobj,		\
+				     struct kobj_attribute *attr,	\
+				     char *buf)				\
+{									\
+	return sysfs_emit(buf, "%u\n", READ_ONCE(hawkeye_promote.name));	\
+}									\
+static ssize_t promote_##name##_store(struct kobject *kobj,		\
+				      struct kobj_attribute *attr,	\
+				      const char *buf, size_t count)	\
+{									\
+	return store_uint(buf, count,				\
+				  hawkeye_promote_set_##name);		\
+}									\
+static struct kobj_attribute promote_##name##_attr =			\
+	__ATTR(name, 0644, promote_##name##_show, promote_##name##_store)
+
+PROMOTE_UINT_ATTR(scan_period_ms);
+PROMOTE_UINT_ATTR(sample_window_ms);
+PROMOTE_UINT_ATTR(ema_weight);
+PROMOTE_UINT_ATTR(batch);
+PROMOTE_UINT_ATTR(sleep_ms);
+
+static struct kobj_attribute promote_policy_attr =
+	__ATTR(policy, 0644, promote_policy_show, promote_policy_store);
+
+static struct attribute *promote_attrs[] = {
+	&promote_policy_attr.attr,
+	&promote_scan_period_ms_attr.attr,
+	&promote_sample_window_ms_attr.attr,
+	&promote_ema_weight_attr.attr,
+	&promote_batch_attr.attr,
+	&promote_sleep_ms_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group promote_group = {
+	.name = "promote",
+	.attrs = promote_attrs,
+};
+
 static int __init hawkeye_sysfs_init(void)
 {
 	struct kobject *kobj = kobject_create_and_add("hawkeye", mm_kobj);
@@ -234,6 +292,8 @@ static int __init hawkeye_sysfs_init(void)
 	ret = sysfs_create_group(kobj, &prezero_group);
 	if (!ret)
 		ret = sysfs_create_group(kobj, &debloat_group);
+	if (!ret)
+		ret = sysfs_create_group(kobj, &promote_group);
 	if (ret) {
 		pr_err("cannot create sysfs files: %d\n", ret);
 		kobject_put(kobj);

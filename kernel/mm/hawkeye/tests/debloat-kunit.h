@@ -176,6 +176,25 @@ static void debloat_test_order(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mms[3].nr_thp, 10U);
 }
 
+/* Promotion's access-coverage estimate, where known, goes first. */
+static void debloat_test_order_coverage(struct kunit *test)
+{
+	struct debloat_mm mms[] = {
+		{ .nr_thp = 10, .nr_young = 0 },
+		{ .nr_thp = 20, .nr_young = 20, .sampled = true, .overhead = 900 },
+		{ .nr_thp = 30, .nr_young = 0, .sampled = true, .overhead = 1000 },
+		{ .nr_thp = 40, .nr_young = 40, .sampled = true, .overhead = 50 },
+		{ .nr_thp = 50, .nr_young = 1, .sampled = true, .overhead = 50 },
+	};
+
+	sort(mms, ARRAY_SIZE(mms), sizeof(mms[0]), debloat_cmp_overhead, NULL);
+	KUNIT_EXPECT_EQ(test, mms[0].nr_thp, 50U);	/* 50, fewer young */
+	KUNIT_EXPECT_EQ(test, mms[1].nr_thp, 40U);
+	KUNIT_EXPECT_EQ(test, mms[2].nr_thp, 20U);
+	KUNIT_EXPECT_EQ(test, mms[3].nr_thp, 30U);
+	KUNIT_EXPECT_EQ(test, mms[4].nr_thp, 10U);	/* not sampled: last */
+}
+
 static void debloat_test_budget(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, debloat_budget_ns(16, 1000), 16ULL * NSEC_PER_MSEC);
@@ -189,6 +208,7 @@ static struct kunit_case hawkeye_debloat_cases[] = {
 	KUNIT_CASE(debloat_test_hysteresis),
 	KUNIT_CASE(debloat_test_bad_knobs_change_nothing),
 	KUNIT_CASE(debloat_test_order),
+	KUNIT_CASE(debloat_test_order_coverage),
 	KUNIT_CASE(debloat_test_budget),
 	{}
 };

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM hawkeye
+
+#if !defined(_TRACE_HAWKEYE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _TRACE_HAWKEYE_H
+
+#include <linux/tracepoint.h>
+
+/* A 2 MB region's access coverage measured, and where it put the region. */
+TRACE_EVENT(hawkeye_sample,
+
+	TP_PROTO(pid_t pid, unsigned long addr, unsigned int coverage,
+		 unsigned int ema, unsigned int bucket),
+
+	TP_ARGS(pid, addr, coverage, ema, bucket),
+
+	TP_STRUCT__entry(
+		__field(pid_t, pid)
+		__field(unsigned long, addr)
+		__field(unsigned int, coverage)
+		__field(unsigned int, ema)
+		__field(unsigned int, bucket)
+	),
+
+	TP_fast_assign(
+		__entry->pid = pid;
+		__entry->addr = addr;
+		__entry->coverage = coverage;
+		__entry->ema = ema;
+		__entry->bucket = bucket;
+	),
+
+	TP_printk("pid=%d addr=0x%lx coverage=%u ema=%u bucket=%u",
+		  __entry->pid, __entry->addr, __entry->coverage,
+		  __entry->ema, __entry->bucket)
+);
+
+/* A 2 MB region promoted (result 0) or not (a negative errno). */
+TRACE_EVENT(hawkeye_promote,
+
+	TP_PROTO(pid_t pid, unsigned long addr, unsigned int bucket,
+		 unsigned int ema, int result),
+
+	TP_ARGS(pid, addr, bucket, ema, result),
+
+	TP_STRUCT__entry(
+		__field(pid_t, pid)
+		__field(unsigned long, addr)
+		__field(unsigned int, bucket)
+		__field(unsigned int, ema)
+		__field(int, result)
+	),
+
+	TP_fast_assign(
+		__entry->pid = pid;
+		__entry->addr = addr;
+		__entry->bucket = bucket;
+		__entry->ema = ema;
+		__entry->result = result;
+	),
+
+	TP_printk("pid=%d addr=0x%lx bucket=%u ema=%u result=%d",
+		  __entry->pid, __entry->addr, __entry->bucket,
+		  __entry->ema, __entry->result)
+);
+
+#endif /* _TRACE_HAWKEYE_H */
+
+/* This part must be outside protection */
+#include <trace/define_trace.h>

@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * KUnit tests of HawkEye promotion, built into promote.c so that they
+ * reach its static functions. The access_maps are built by hand: no mm.
+ */
+#ifndef _MM_HAWKEYE_PROMOTE_KUNIT_H
+#define _MM_HAWKEYE_PROMOTE_KUNIT_H
+
+#include <kunit/test.h>
+
+static void promote_test_bucket(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, promote_bucket(0), 0U);
+	KUNIT_EXPECT_EQ(test, promote_bucket(49), 0U);
+	KUNIT_EXPECT_EQ(test, promote_bucket(50), 1U);
+	KUNIT_EXPECT_EQ(test, promote_bucket(99), 1U);
+	KUNIT_EXPECT_EQ(test, promote_bucket(100), 2U);
+	KUNIT_EXPECT_EQ(test, promote_bucket(449), 8U);
+	KUNIT_EXPECT_EQ(test, promote_bucket(450), 9U);
+	KUNIT_EXPECT_EQ(test, promote_bucket(511), 9U);
+	KUNIT_EXPECT_EQ(test, promote_bucket(HPAGE_PMD_NR), 9U);
+}
+
+static void promote_test_ema(struct kunit *test)
+{
+	unsigned int ema = 0;
+	int i;
+
+	KUNIT_EXPECT_EQ(test, promote_ema(0, 512, 50), 256U);
+	KUNIT_EXPECT_EQ(test, promote_ema(256, 512, 50), 384U);
+	KUNIT_EXPECT_EQ(test, promote_ema(384, 0, 50), 192U);
+	KUNIT_EXPECT_EQ(test, promote_ema(100, 300, 100), 300U);
+	KUNIT_EXPECT_EQ(test, promote_ema(100, 300, 1), 102U);
+	KUNIT_EXPECT_EQ(test, promote_ema(512, 512, 37), 512U);
+	/* A steady coverage is approached from below and never exceeded. */
+	for (i = 0; i < 20; i++) {
+		ema = promote_ema(ema, 400, 50);
+		KUNIT_EXPECT_LE(test, ema, 400U);
+	}
+	KUNIT_EXPECT_GE(test, ema, 399U);
+}
+
+static struct hawkeye_mm *promote_test_mm(struct kunit *test, u64 seq)
+{
+	struct hawkeye_mm *hm = kunit_kzalloc(test, sizeof(*hm), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, hm);
+	promote_mm_init(hm, NULL);
+	hm->seq = seq;
+	return hm;
+}
+
+/* Add a region at 2 MB index @idx with access coverage @ema. */
+static struct hawkeye_region *promote_test_add(struct kunit *test,
+					       struct hawkeye_mm *hm,
+					       unsigned long idx,
+					       unsigned int ema)
+{
+	struct hawkeye_region *r = kzalloc(sizeof(*r), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->addr = idx << PMD_SHIFT;
+	KUNIT_ASSERT_EQ(test, xa_insert(&hm->regions, idx, r, GFP_KERNEL), 0);
+	map_place(hm, r, ema, true);
+	return r;
+}
+
+/* The regions of bucket @b, head to tail, as 2 MB indexes. */
+static int promote_test_bucket_list(struct hawkeye_mm *hm, int b,
+				    unsigned long *idx, int max)
+{
+	struct hawkeye_region *r;
+	int n = 0;
+
+	list_for_each_entry(r, &hm->buckets[b], node)
+		if (n < max)
+			idx[n++] = r->addr >> PMD_SHIFT;
+	return n;
+}
+
+static void promote_test_free(struct hawkeye_mm *hm)
+{
+	map_clear(hm);
+	xa_destroy(&hm->regions);
+}
+
+static void promote_test_moves(struct kunit *test)
+{
+	struct hawkeye_mm *hm = promote_test_mm(test, 1);
+	struct hawkeye_region *a, *b, *c, *d;
+	unsigned long idx[8];
+
+	/* New regions go to the tail, in the order they are sampled. */
+	a = promote_test_add(test, hm, 1, 120);		/* bucket 2 */
+	b = promote_test_add(test, hm, 2, 130);
+	c = promote_test_add(test, hm, 3, 260);		/* bucket 5 */
+	d = promote_test_add(test, hm, 4, 10);		/* bucket 0 */
+	KUNIT_EXPECT_EQ(test, hm->nr_regions, 4UL);
+	KUNIT_EXPECT_EQ(test, hm->overhead, 520UL);
+	KUNIT_ASSERT_EQ(test, promote_test_bucket_list(hm, 2, idx, 8), 2);
+	KUNIT_EXPECT_EQ(test, idx[0], 1UL);
+	KUNIT_EXPECT_EQ(test, idx[1], 2UL);
+
+	/* Moving up: the head of the new bucket. */
+	map_place(hm, d, 140, false);
+	KUNIT_ASSERT_EQ(test, promote_test_bucket_list(hm, 2, idx, 8), 3);
+	KUNIT_EXPECT_EQ(test, idx[0], 4UL);
+	KUNIT_EXPECT_EQ(test, hm->nr[0], 0UL);
+	KUNIT_EXPECT_EQ(test, hm->nr[2], 3UL);
+
+	/* Moving down: the tail. */
+	map_place(hm, c, 101, false);
+	KUNIT_ASSERT_EQ(test, promote_test_bucket_list(hm, 2, idx, 8), 4);
+	KUNIT_EXPECT_EQ(test, idx[3], 3UL);
+	KUNIT_EXPECT_EQ(test, hm->nr[5], 0UL);
+
+	/* Same bucket: stays where it is, whatever its EMA did. */
+	map_place(hm, a, 149, false);
+	map_place(hm, b, 100, false);
+	KUNIT_ASSERT_EQ(test, promote_test_bucket_list(hm, 2, idx, 8), 4);
+	KUNIT_EXPECT_EQ(test, idx[0], 4UL);
+	KUNIT_EXPECT_EQ(test, idx[1], 1UL);
+	KUNIT_EXPECT_EQ(test, idx[2], 2UL);
+	KUNIT_EXPECT_EQ(test, idx[3], 3UL);
+	KUNIT_EXPECT_EQ(test, hm->overhead, 140UL + 101 + 149 + 100);
+
+	map_remove(hm, d);
+	KUNIT_EXPECT_EQ(test, hm->nr_regions, 3UL);
+	KUNIT_EXPECT_EQ(test, hm->nr[2], 3UL);
+	KUNIT_EXPECT_EQ(test, hm->overhead, 101UL + 149 + 100);
+	KUNIT_EXPECT_NULL(test, xa_load(&hm->regions, 4));
+
+	promote_test_free(hm);
+	KUNIT_EXPECT_EQ(test, hm->nr_regions, 0UL);
+	KUNIT_EXPECT_EQ(test, hm->overhead, 0UL);
+}
+
+/* Region names: process 'A'..'C' and number, index = 16 * process + number. */
+#define PT(p, n)	((unsigned long)((p) - 'A') * 16 + (n))
+
+/*
+ * Figure 4 of the paper as its promotion order implies it: A1, B1 and C1
+ * in bucket 9, C2 in 8, B2 and C3 in 7, C4 in 6, B3 and B4 in 5, A2, A3
+ * and C5 in 4. Bucket midpoints as EMAs.
+ */
+static void promote_test_fig4(struct kunit *test, struct hawkeye_mm **hms)
+{
+	static const struct { char p; int n; unsigned int bucket; } regions[] = {
+		{ 'A', 1, 9 }, { 'A', 2, 4 }, { 'A', 3, 4 },
+		{ 'B', 1, 9 }, { 'B', 2, 7 }, { 'B', 3, 5 }, { 'B', 4, 5 },
+		{ 'C', 1, 9 }, { 'C', 2, 8 }, { 'C', 3, 7 }, { 'C', 4, 6 },
+		{ 'C', 5, 4 },
+	};
+	int i;
+
+	for (i = 0; i < 3; i++)
+		hms[i] = promote_test_mm(test, i + 1);
+	for (i = 0; i < ARRAY_SIZE(regions); i++)
+		promote_test_add(test, hms[regions[i].p - 'A'],
+				 PT(regions[i].p, regions[i].n),
+				 regions[i].bucket * 50 + 25);
+}
+
+/*
+ * Pick @n regions as a promotion round does, take the picked ones out of
+ * the map (promoted) and append their indexes to @seq.
+ */
+static int promote_test_round(struct kunit *test, struct hawkeye_mm **hms,
+			      unsigned int nr, struct hawkeye_rr *rr,
+			      unsigned int n, unsigned long *seq)
+{
+	struct list_head *pos[3][HAWKEYE_NR_BUCKETS];
+	struct hawkeye_pick picks[16];
+	unsigned int i, got;
+
+	KUNIT_ASSERT_LE(test, nr, 3U);
+	KUNIT_ASSERT_LE(test, n, 16U);
+	got = promote_order(hms, nr, pos, rr, picks, n);
+	for (i = 0; i < got; i++) {
+		seq[i] = picks[i].r->addr >> PMD_SHIFT;
+		map_remove(picks[i].hm, picks[i].r);
+	}
+	return got;
+}
+
+static const unsigned long promote_test_fig4_order[] = {
+	PT('A', 1), PT('B', 1), PT('C', 1), PT('C', 2), PT('B', 2), PT('C', 3),
+	PT('C', 4), PT('B', 3), PT('B', 4), PT('A', 2), PT('C', 5), PT('A', 3),
+};
+
+/* The paper's example (section 3.4), in one go. */
+static void promote_test_order_paper(struct kunit *test)
+{
+	struct hawkeye_rr rr = { .bucket = -1 };
+	struct hawkeye_mm *hms[3];
+	unsigned long seq[16];
+	int i, n;
+
+	promote_test_fig4(test, hms);
+	n = promote_test_round(test, hms, 3, &rr, 16, seq);
+	KUNIT_ASSERT_EQ(test, n, (int)ARRAY_SIZE(promote_test_fig4_order));
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ_MSG(test, seq[i], promote_test_fig4_order[i],
+				    "promotion %d", i);
+	for (i = 0; i < 3; i++) {
+		KUNIT_EXPECT_EQ(test, hms[i]->nr_regions, 0UL);
+		promote_test_free(hms[i]);
+	}
+}
+
+/* The same in batches: a batch ending mid-bucket changes nothing. */
+static void promote_test_order_batches(struct kunit *test)
+{
+	struct hawkeye_rr rr = { .bucket = -1 };
+	struct hawkeye_mm *hms[3];
+	unsigned long seq[16];
+	int i, n = 0, got;
+
+	promote_test_fig4(test, hms);
+	do {
+		got = promote_test_round(test, hms, 3, &rr, 2, seq + n);
+		n += got;
+	} while (got);
+	KUNIT_ASSERT_EQ(test, n, (int)ARRAY_SIZE(promote_test_fig4_order));
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ_MSG(test, seq[i], promote_test_fig4_order[i],
+				    "promotion %d", i);
+	for (i = 0; i < 3; i++)
+		promote_test_free(hms[i]);
+}
+
+/*
+ * Three equal processes, one bucket: batches of 8 serve them in turn, so
+ * that their promoted counts never differ by more than one; a process that
+ * exits (leaves the snapshot) is skipped, and one that registers later
+ * joins the turns.
+ */
+static void promote_test_order_fair(struct kunit *test)
+{
+	struct hawkeye_rr rr = { .bucket = -1 };
+	struct hawkeye_mm *all[3], *hms[3];
+	unsigned long seq[16];
+	unsigned int done[3] = {};
+	int i, j, n;
+
+	for (i = 0; i < 3; i++) {
+		all[i] = hms[i] = promote_test_mm(test, i + 1);
+		for (j = 0; j < 10; j++)
+			promote_test_add(test, hms[i], PT('A' + i, j), 300);
+	}
+	for (;;) {
+		n = promote_test_round(test, hms, 3, &rr, 8, seq);
+		if (!n)
+			break;
+		for (j = 0; j < n; j++)
+			done[seq[j] / 16]++;
+		KUNIT_EXPECT_LE(test, max3(done[0], done[1], done[2]) -
+				min3(done[0], done[1], done[2]), 1U);
+	}
+	KUNIT_EXPECT_EQ(test, done[0] + done[1] + done[2], 30U);
+
+	/* B gone: A and C alternate, starting after the last served. */
+	for (i = 0; i < 3; i++)
+		for (j = 0; j < 2; j++)
+			promote_test_add(test, all[i], PT('A' + i, j), 300);
+	hms[1] = all[2];
+	n = promote_test_round(test, hms, 2, &rr, 4, seq);
+	KUNIT_ASSERT_EQ(test, n, 4);
+	for (j = 0; j < 4; j++)
+		KUNIT_EXPECT_NE(test, seq[j] / 16, 1UL);
+	KUNIT_EXPECT_NE(test, seq[0] / 16, seq[1] / 16);
+	KUNIT_EXPECT_NE(test, seq[1] / 16, seq[2] / 16);
+
+	/* A region higher up goes first, whoever's turn it was. */
+	promote_test_add(test, hms[0], PT('A', 9), 480);
+	promote_test_add(test, hms[1], PT('C', 9), 20);
+	n = promote_test_round(test, hms, 2, &rr, 16, seq);
+	KUNIT_ASSERT_EQ(test, n, 2);
+	KUNIT_EXPECT_EQ(test, seq[0], PT('A', 9));
+	KUNIT_EXPECT_EQ(test, seq[1], PT('C', 9));
+
+	for (i = 0; i < 3; i++)
+		promote_test_free(all[i]);
+}
+
+static void promote_test_policy_names(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, hawkeye_promote_parse_policy("linux"),
+			HAWKEYE_POLICY_LINUX);
+	KUNIT_EXPECT_EQ(test, hawkeye_promote_parse_policy("hawkeye-g\n"),
+			HAWKEYE_POLICY_G);
+	KUNIT_EXPECT_EQ(test, hawkeye_promote_parse_policy("hawkeye"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, hawkeye_promote_parse_policy(""), -EINVAL);
+	KUNIT_EXPECT_EQ(test, hawkeye_promote_parse_policy("[linux]"), -EINVAL);
+}
+
+static struct kunit_case promote_test_cases[] = {
+	KUNIT_CASE(promote_test_bucket),
+	KUNIT_CASE(promote_test_ema),
+	KUNIT_CASE(promote_test_moves),
+	KUNIT_CASE(promote_test_order_paper),
+	KUNIT_CASE(promote_test_order_batches),
+	KUNIT_CASE(promote_test_order_fair),
+	KUNIT_CASE(promote_test_policy_names),
+	{}
+};
+
+static struct kunit_suite promote_test_suite = {
+	.name = "hawkeye-promote",
+	.test_cases = promote_test_cases,
+};
+kunit_test_suite(promote_test_suite);
+
+#endif /* _MM_HAWKEYE_PROMOTE_KUNIT_H */

@@ -1,0 +1,726 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * HawkEye fine-grained promotion (policy hawkeye-g), observed from user
+ * space: the hot regions of a process are promoted first (khugepaged, policy
+ * linux, goes by address), processes with equal needs are served in turns
+ * (khugepaged serves one after the other), processes that exit, unmap,
+ * mremap or fork while sampled and promoted, and policy switches meanwhile,
+ * lose no data, /proc/<pid>/hawkeye is consistent, and the knobs refuse
+ * bad input.
+ *
+ * Which 2 MB region is huge is read from /proc/<pid>/pagemap and
+ * /proc/kpageflags (KPF_THP), so that both policies are observed the same
+ * way; the hawkeye:hawkeye_promote tracepoint is checked too.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "hawkeye_test.h"
+
+#define PROMOTE "/sys/kernel/mm/hawkeye/promote/"
+#define KHUGEPAGED THP_SYSFS "khugepaged/"
+#define TRACING "/sys/kernel/tracing/"
+#define MB (1UL << 20)
+#define NR(a) (sizeof(a) / sizeof((a)[0]))
+#define KPF_THP 22
+
+static const char *const knobs[] = {
+	"scan_period_ms", "sample_window_ms", "ema_weight", "batch", "sleep_ms",
+};
+static const char *const khugepaged_knobs[] = {
+	"scan_sleep_millisecs", "alloc_sleep_millisecs", "pages_to_scan",
+};
+
+static long knob(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), PROMOTE "%s", name);
+	return sysfs_read_long(path);
+}
+
+static int set_knob(const char *name, const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), PROMOTE "%s", name);
+	return sysfs_write(path, val);
+}
+
+static int set_knob_long(const char *name, long val)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%ld", val);
+	return set_knob(name, buf);
+}
+
+static int set_policy(const char *p)
+{
+	return set_knob("policy", p);
+}
+
+static int set_thp(const char *val)
+{
+	return sysfs_write(THP_SYSFS "enabled", val);
+}
+
+/* Is the 4 KB page at addr of process pid part of a THP? -1: cannot tell. */
+static int page_is_thp(int pagemap, int kpageflags, unsigned long addr)
+{
+	uint64_t ent, flags;
+
+	if (pread(pagemap, &ent, 8, addr / PAGE_SZ * 8) != 8)
+		return -1;
+	if (!(ent >> 63))
+		return 0;
+	ent &= (1ULL << 55) - 1;
+	if (!ent || pread(kpageflags, &flags, 8, ent * 8) != 8)
+		return -1;
+	return (flags >> KPF_THP) & 1;
+}
+
+/* huge[i]: is region i of the n at base (in pid) huge? Returns how many are. */
+static int huge_regions(int pid, unsigned long base, int n, bool *huge)
+{
+	char path[64];
+	int pm, kf, i, nr = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", pid);
+	pm = open(path, O_RDONLY);
+	kf = open("/proc/kpageflags", O_RDONLY);
+	if (pm < 0 || kf < 0) {
+		if (pm >= 0)
+			close(pm);
+		if (kf >= 0)
+			close(kf);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		huge[i] = page_is_thp(pm, kf, base + i * HPAGE_SZ) == 1;
+		nr += huge[i];
+	}
+	close(pm);
+	close(kf);
+	return nr;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static uint64_t xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static uint64_t checksum(const char *p, size_t len)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < len; i += 8)
+		sum = sum * 31 + *(const uint64_t *)(p + i);
+	return sum;
+}
+
+static void fill(char *p, size_t len, unsigned int seed)
+{
+	for (size_t i = 0; i < len; i++)
+		p[i] = pattern(i, seed);
+}
+
+static bool intact(const char *p, size_t len, unsigned int seed)
+{
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)p[i] != pattern(i, seed))
+			return false;
+	return true;
+}
+
+static void tracing_write(const char *file, const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), TRACING "%s", file);
+	write_file(path, val);
+}
+
+/* The "hawkeye <key> <n>" value of /proc/<pid>/hawkeye, or -1. */
+static long proc_hawkeye(int pid, const char *key)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/hawkeye", pid);
+	return keyed_value(path, key, ' ');
+}
+
+FIXTURE(promote) {
+	char thp[32];
+	char policy[32];
+	long knobs[NR(knobs)];
+	long khugepaged[NR(khugepaged_knobs)];
+};
+
+FIXTURE_SETUP(promote)
+{
+	char path[128];
+	unsigned int i;
+
+	if (access(PROMOTE "policy", F_OK))
+		SKIP(return, "no HawkEye promotion in this kernel");
+	ASSERT_EQ(0, read_choice(THP_SYSFS "enabled", self->thp, sizeof(self->thp)));
+	ASSERT_EQ(0, read_choice(PROMOTE "policy", self->policy, sizeof(self->policy)));
+	for (i = 0; i < NR(knobs); i++)
+		self->knobs[i] = knob(knobs[i]);
+	for (i = 0; i < NR(khugepaged_knobs); i++) {
+		snprintf(path, sizeof(path), KHUGEPAGED "%s", khugepaged_knobs[i]);
+		self->khugepaged[i] = sysfs_read_long(path);
+	}
+	/* Fast knobs: sample every 2 s for 200 ms, promote every 500 ms. */
+	ASSERT_EQ(0, set_policy("linux"));
+	ASSERT_EQ(0, set_knob_long("sample_window_ms", 200));
+	ASSERT_EQ(0, set_knob_long("scan_period_ms", 2000));
+	ASSERT_EQ(0, set_knob_long("sleep_ms", 500));
+	ASSERT_EQ(0, set_knob_long("batch", 8));
+	ASSERT_EQ(0, set_knob_long("ema_weight", 50));
+	ASSERT_EQ(0, sysfs_write(KHUGEPAGED "scan_sleep_millisecs", "500"));
+	ASSERT_EQ(0, sysfs_write(KHUGEPAGED "pages_to_scan", "4096"));
+}
+
+FIXTURE_TEARDOWN(promote)
+{
+	char path[128], val[32];
+	unsigned int i;
+
+	set_policy("linux");
+	/* Twice: the window must stay below the period in between. */
+	for (int pass = 0; pass < 2; pass++)
+		for (i = 0; i < NR(knobs); i++)
+			set_knob_long(knobs[i], self->knobs[i]);
+	for (i = 0; i < NR(khugepaged_knobs); i++) {
+		snprintf(path, sizeof(path), KHUGEPAGED "%s", khugepaged_knobs[i]);
+		snprintf(val, sizeof(val), "%ld", self->khugepaged[i]);
+		sysfs_write(path, val);
+	}
+	set_thp(self->thp);
+	set_policy(self->policy);
+	tracing_write("events/hawkeye/enable", "0");
+}
+
+TEST_F(promote, bad_input_is_rejected_and_changes_nothing)
+{
+	static const struct { const char *knob, *val; } bad[] = {
+		{ "policy", "\n" }, { "policy", "hawkeye" }, { "policy", "[linux]" },
+		{ "policy", "linux hawkeye-g" }, { "policy", "1" },
+		{ "scan_period_ms", "0" }, { "scan_period_ms", "-1" },
+		{ "scan_period_ms", "abc" }, { "scan_period_ms", "200" },
+		{ "scan_period_ms", "100" }, { "scan_period_ms", "3600001" },
+		{ "scan_period_ms", "99999999999999999999" },
+		{ "sample_window_ms", "0" }, { "sample_window_ms", "2000" },
+		{ "sample_window_ms", "5000" }, { "sample_window_ms", "1.5" },
+		{ "ema_weight", "0" }, { "ema_weight", "101" }, { "ema_weight", "50%" },
+		{ "batch", "0" }, { "batch", "4097" }, { "batch", "\n" },
+		{ "sleep_ms", "0" }, { "sleep_ms", "3600001" }, { "sleep_ms", "x" },
+	};
+	char before[64], after[64];
+	long vals[NR(knobs)];
+	unsigned int i, k;
+
+	ASSERT_EQ(0, read_file(PROMOTE "policy", before, sizeof(before)));
+	EXPECT_STREQ("[linux] hawkeye-g\n", before);
+	for (k = 0; k < NR(knobs); k++)
+		vals[k] = knob(knobs[k]);
+	for (i = 0; i < NR(bad); i++) {
+		EXPECT_EQ(EINVAL, set_knob(bad[i].knob, bad[i].val))
+			TH_LOG("%s <- '%s' accepted", bad[i].knob, bad[i].val);
+		for (k = 0; k < NR(knobs); k++)
+			EXPECT_EQ(vals[k], knob(knobs[k])) TH_LOG("knob %u changed", k);
+		ASSERT_EQ(0, read_file(PROMOTE "policy", after, sizeof(after)));
+		EXPECT_STREQ(before, after);
+	}
+
+	/* Good values are taken, edges included. */
+	EXPECT_EQ(0, set_knob("ema_weight", "100"));
+	EXPECT_EQ(100, knob("ema_weight"));
+	EXPECT_EQ(0, set_knob("ema_weight", "1"));
+	EXPECT_EQ(1, knob("ema_weight"));
+	EXPECT_EQ(0, set_knob("batch", "4096"));
+	EXPECT_EQ(0, set_knob("sample_window_ms", "1999"));
+	EXPECT_EQ(0, set_knob("scan_period_ms", "3600000"));
+	EXPECT_EQ(0, set_knob("policy", "hawkeye-g\n"));
+	ASSERT_EQ(0, read_file(PROMOTE "policy", after, sizeof(after)));
+	EXPECT_STREQ("linux [hawkeye-g]\n", after);
+	EXPECT_EQ(0, set_knob("policy", "hawkeye-g"));
+	EXPECT_EQ(0, set_knob("policy", "linux"));
+	ASSERT_EQ(0, read_file(PROMOTE "policy", after, sizeof(after)));
+	EXPECT_STREQ("[linux] hawkeye-g\n", after);
+}
+
+/*
+ * A child that maps len bytes of base pages (THP off while it faults them),
+ * tells the parent where (pipe), waits for a byte, turns on MADV_HUGEPAGE
+ * and then touches [hot_lo, hot_hi) of it for ever: at random when random,
+ * in sweeps otherwise.
+ */
+struct toucher {
+	pid_t pid;
+	unsigned long base;
+	int to_child, from_child;
+};
+
+static void toucher_run(size_t len, double hot_lo, double hot_hi, bool random,
+			int in, int out)
+{
+	char *p = map_aligned(len);
+	unsigned long base = (unsigned long)p;
+	size_t lo = (size_t)(len * hot_lo) / PAGE_SZ, hi = (size_t)(len * hot_hi) / PAGE_SZ;
+	uint64_t s = 88172645463325252ULL ^ getpid();
+	char c;
+
+	if (!p)
+		_exit(1);
+	for (size_t i = 0; i < len; i += PAGE_SZ)
+		p[i] = 1;
+	if (write(out, &base, sizeof(base)) != sizeof(base) || read(in, &c, 1) != 1)
+		_exit(1);
+	if (madvise(p, len, MADV_HUGEPAGE))
+		_exit(1);
+	if (write(out, &c, 1) != 1)
+		_exit(1);
+	for (;;) {
+		if (random) {
+			for (int k = 0; k < 4096; k++)
+				p[(lo + xorshift(&s) % (hi - lo)) * PAGE_SZ + k % PAGE_SZ]++;
+		} else {
+			for (size_t i = lo; i < hi; i++)
+				p[i * PAGE_SZ + 8]++;
+		}
+	}
+}
+
+static int toucher_start(struct toucher *t, size_t len, double lo, double hi,
+			 bool random)
+{
+	int down[2], up[2];
+
+	if (pipe(down) || pipe(up))
+		return -1;
+	t->pid = fork();
+	if (t->pid < 0)
+		return -1;
+	if (!t->pid) {
+		close(down[1]);
+		close(up[0]);
+		toucher_run(len, lo, hi, random, down[0], up[1]);
+	}
+	close(down[0]);
+	close(up[1]);
+	t->to_child = down[1];
+	t->from_child = up[0];
+	return read(t->from_child, &t->base, sizeof(t->base)) == sizeof(t->base) ? 0 : -1;
+}
+
+/* Let it madvise and wait until it has. */
+static int toucher_go(struct toucher *t)
+{
+	char c = 'g';
+
+	if (write(t->to_child, &c, 1) != 1 || read(t->from_child, &c, 1) != 1)
+		return -1;
+	return 0;
+}
+
+static void toucher_stop(struct toucher *t)
+{
+	if (t->pid <= 0)
+		return;
+	kill(t->pid, SIGKILL);
+	waitpid(t->pid, NULL, 0);
+	close(t->to_child);
+	close(t->from_child);
+	t->pid = 0;
+}
+
+#define HOT_LEN (256 * MB)
+#define HOT_N (int)(HOT_LEN / HPAGE_SZ)
+#define HOT_FIRST (HOT_N * 3 / 4)	/* the top quarter is hot */
+
+/*
+ * Watch the regions of t become huge. order[i]: the poll at which region
+ * i was first seen huge (0: never). Stops once want are huge or after
+ * timeout_s. Returns the number of polls.
+ */
+static int watch(struct toucher *t, int want, double timeout_s, int *order)
+{
+	bool huge[HOT_N];
+	double end = now_s() + timeout_s;
+	int poll = 0, nr = 0;
+
+	memset(order, 0, sizeof(int) * HOT_N);
+	while (nr < want && now_s() < end) {
+		poll++;
+		nr = huge_regions(t->pid, t->base, HOT_N, huge);
+		if (nr < 0)
+			return -1;
+		for (int i = 0; i < HOT_N; i++)
+			if (huge[i] && !order[i])
+				order[i] = poll;
+		sleep_ms(50);
+	}
+	return poll;
+}
+
+TEST_F_TIMEOUT(promote, hawkeye_g_promotes_hot_regions_first, 240)
+{
+	struct toucher t = {};
+	int order[HOT_N], i, hot_done = 0, cold_first = 0, polls;
+	char line[512], want[32];
+	FILE *f;
+	int seen = 0, bad = 0, pid;
+
+	ASSERT_EQ(0, set_thp("never"));
+	ASSERT_EQ(0, toucher_start(&t, HOT_LEN, 0.75, 1.0, true));
+	tracing_write("events/hawkeye/hawkeye_promote/enable", "1");
+	tracing_write("trace", "");
+	/* Before MADV_HUGEPAGE, or khugepaged would collapse at once. */
+	ASSERT_EQ(0, set_policy("hawkeye-g"));
+	ASSERT_EQ(0, set_thp("madvise"));
+	ASSERT_EQ(0, toucher_go(&t));
+	pid = t.pid;
+
+	polls = watch(&t, HOT_N - HOT_FIRST + 8, 120, order);
+	ASSERT_GT(polls, 0);
+	tracing_write("events/hawkeye/hawkeye_promote/enable", "0");
+	toucher_stop(&t);
+
+	/* No cold region was promoted before every hot region was. */
+	for (i = HOT_FIRST; i < HOT_N; i++) {
+		if (!order[i]) {
+			hot_done = -1;
+			break;
+		}
+		if (order[i] > hot_done)
+			hot_done = order[i];
+	}
+	EXPECT_GT(hot_done, 0) TH_LOG("not every hot region was promoted");
+	for (i = 0; i < HOT_FIRST; i++)
+		if (order[i] && (!cold_first || order[i] < cold_first))
+			cold_first = order[i];
+	if (cold_first)
+		EXPECT_GE(cold_first, hot_done)
+			TH_LOG("a cold region was promoted at poll %d, hot ones until %d",
+			       cold_first, hot_done);
+
+	/* The tracepoint agrees: the first promotions of t are hot ones. */
+	f = fopen(TRACING "trace", "r");
+	if (!f)
+		SKIP(return, "no tracefs");
+	snprintf(want, sizeof(want), "pid=%d ", pid);
+	while (fgets(line, sizeof(line), f) && seen < HOT_N - HOT_FIRST) {
+		char *a = strstr(line, "hawkeye_promote: ");
+		unsigned long addr;
+		int result;
+
+		if (!a || !strstr(a, want))
+			continue;
+		a = strstr(a, "addr=");
+		if (!a || sscanf(a, "addr=%lx bucket=%*u ema=%*u result=%d", &addr, &result) != 2)
+			continue;
+		if (result)
+			continue;
+		seen++;
+		if ((addr - t.base) / HPAGE_SZ < HOT_FIRST)
+			bad++;
+	}
+	fclose(f);
+	EXPECT_GT(seen, 0) TH_LOG("no hawkeye_promote event for pid %d", pid);
+	EXPECT_EQ(0, bad) TH_LOG("%d of the first %d promotions were cold", bad, seen);
+	TH_LOG("hawkeye-g: hot quarter done by poll %d, first cold at %d, %d events",
+	       hot_done, cold_first, seen);
+}
+
+TEST_F_TIMEOUT(promote, linux_promotes_lowest_address_first, 240)
+{
+	struct toucher t = {};
+	int order[HOT_N], first = 0, i;
+
+	ASSERT_EQ(0, set_thp("never"));
+	ASSERT_EQ(0, toucher_start(&t, HOT_LEN, 0.75, 1.0, true));
+	ASSERT_EQ(0, set_thp("madvise"));
+	ASSERT_EQ(0, toucher_go(&t));
+
+	ASSERT_GT(watch(&t, 1, 120, order), 0);
+	toucher_stop(&t);
+	for (i = 0; i < HOT_N; i++)
+		if (order[i] && (!first || order[i] < first))
+			first = order[i];
+	ASSERT_GT(first, 0) TH_LOG("khugepaged promoted nothing");
+	/* What was first seen huge is a prefix: khugepaged goes by address. */
+	EXPECT_EQ(first, order[0]);
+	for (i = 1; i < HOT_N; i++)
+		if (order[i] == first)
+			EXPECT_EQ(first, order[i - 1]);
+}
+
+#define FAIR_LEN (64 * MB)
+#define FAIR_KB (long)(FAIR_LEN / 1024)
+
+/*
+ * Three identical processes that sweep all their memory. Returns in
+ * spread_kb the largest difference of their AnonHugePages seen, in
+ * partial the largest number of them partly promoted at once.
+ */
+static int fairness(struct __test_metadata *_metadata, const char *policy,
+		    long *spread_kb, int *partial)
+{
+	struct toucher t[3] = {};
+	double end;
+	long kb[3];
+	int i, done = 0;
+
+	*spread_kb = 0;
+	*partial = 0;
+	if (set_thp("never"))
+		return -1;
+	for (i = 0; i < 3; i++)
+		if (toucher_start(&t[i], FAIR_LEN, 0, 1.0, false))
+			return -1;
+	/* Before MADV_HUGEPAGE, or khugepaged would collapse at once. */
+	if (set_policy(policy) || set_thp("madvise"))
+		return -1;
+	for (i = 0; i < 3; i++)
+		if (toucher_go(&t[i]))
+			return -1;
+	end = now_s() + 120;
+	while (done < 3 && now_s() < end) {
+		long lo = FAIR_KB, hi = 0;
+		int part = 0;
+
+		done = 0;
+		for (i = 0; i < 3; i++) {
+			kb[i] = rollup_kb(t[i].pid, "AnonHugePages");
+			lo = kb[i] < lo ? kb[i] : lo;
+			hi = kb[i] > hi ? kb[i] : hi;
+			part += kb[i] > 0 && kb[i] < FAIR_KB;
+			done += kb[i] == FAIR_KB;
+		}
+		if (hi - lo > *spread_kb)
+			*spread_kb = hi - lo;
+		if (part > *partial)
+			*partial = part;
+		sleep_ms(50);
+	}
+	TH_LOG("%s: AnonHugePages %ld %ld %ld kB, largest spread %ld kB, most partly promoted %d",
+	       policy, kb[0], kb[1], kb[2], *spread_kb, *partial);
+	for (i = 0; i < 3; i++)
+		toucher_stop(&t[i]);
+	return done == 3 ? 0 : 1;
+}
+
+TEST_F_TIMEOUT(promote, hawkeye_g_serves_processes_in_turns, 300)
+{
+	long spread, batch_kb = knob("batch") * (HPAGE_SZ / 1024);
+	int partial;
+
+	ASSERT_EQ(0, fairness(_metadata, "hawkeye-g", &spread, &partial));
+	EXPECT_LE(spread, batch_kb);
+	EXPECT_GE(partial, 2);
+}
+
+TEST_F_TIMEOUT(promote, linux_serves_processes_one_after_another, 300)
+{
+	long spread;
+	int partial;
+
+	ASSERT_EQ(0, fairness(_metadata, "linux", &spread, &partial));
+	EXPECT_LE(partial, 1);
+	EXPECT_EQ(FAIR_KB, spread);
+}
+
+/* Children that change their address space while sampled and promoted. */
+static int churn_child(int kind, double secs)
+{
+	size_t len = 32 * MB;
+	unsigned int seed = getpid();
+	double end = now_s() + secs;
+	char *p = map_aligned(len), *q;
+	uint64_t sum;
+	int rounds = 0;
+
+	if (!p)
+		return 1;
+	fill(p, len, seed);
+	madvise(p, len, MADV_HUGEPAGE);
+	sum = checksum(p, len);
+	while (now_s() < end) {
+		switch (kind) {
+		case 0:		/* touch, check */
+			for (size_t i = 0; i < len; i += PAGE_SZ)
+				(void)*(volatile char *)(p + i);
+			break;
+		case 1:		/* map, fill, unmap */
+			q = map_aligned(8 * MB);
+			if (!q)
+				return 1;
+			madvise(q, 8 * MB, MADV_HUGEPAGE);
+			fill(q, 8 * MB, seed + rounds);
+			if (!intact(q, 8 * MB, seed + rounds))
+				return 2;
+			munmap(q, 8 * MB);
+			/* And punch a hole into the long-lived one. */
+			if (rounds % 2 == 1) {
+				size_t off = 4 * MB + PAGE_SZ;
+
+				madvise(p + off, PAGE_SZ, MADV_DONTNEED);
+				for (size_t j = off; j < off + PAGE_SZ; j++)
+					p[j] = pattern(j, seed);
+			}
+			break;
+		case 2:		/* mremap to elsewhere */
+			q = map_aligned(len);
+			if (!q)
+				return 1;
+			p = mremap(p, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, q);
+			if (p == MAP_FAILED)
+				return 3;
+			break;
+		case 3: {	/* fork, both sides check and write */
+			pid_t c = fork();
+			int st;
+
+			if (!c) {
+				if (checksum(p, len) != sum)
+					_exit(4);
+				p[rounds * PAGE_SZ % len] ^= 0x5a;
+				_exit(0);
+			}
+			if (c < 0 || waitpid(c, &st, 0) != c || !WIFEXITED(st) ||
+			    WEXITSTATUS(st))
+				return 5;
+			break;
+		}
+		}
+		if (checksum(p, len) != sum)
+			return 6;
+		rounds++;
+	}
+	return intact(p, len, seed) ? 0 : 7;
+}
+
+TEST_F_TIMEOUT(promote, exit_munmap_mremap_fork_and_switches_lose_nothing, 300)
+{
+	pid_t kids[12];
+	int i, st, nr = 0;
+	double end;
+
+	ASSERT_EQ(0, set_knob_long("sample_window_ms", 50));
+	ASSERT_EQ(0, set_knob_long("scan_period_ms", 300));
+	ASSERT_EQ(0, set_knob_long("sleep_ms", 100));
+	ASSERT_EQ(0, set_thp("madvise"));
+	ASSERT_EQ(0, set_policy("hawkeye-g"));
+	for (i = 0; i < 12; i++) {
+		kids[i] = fork();
+		ASSERT_GE(kids[i], 0);
+		if (!kids[i])
+			_exit(churn_child(i % 4, 4 + i % 5));
+		nr++;
+	}
+	/* Switch policies under them, and let some of them be killed. */
+	end = now_s() + 8;
+	for (i = 0; now_s() < end; i++) {
+		set_policy(i % 2 ? "hawkeye-g" : "linux");
+		sleep_ms(150 + 70 * (i % 3));
+	}
+	set_policy("hawkeye-g");
+	for (i = 0; i < nr; i++) {
+		ASSERT_EQ(kids[i], waitpid(kids[i], &st, 0));
+		EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0)
+			TH_LOG("child %d (kind %d): status 0x%x", i, i % 4, st);
+	}
+	/* Killed while sampled: also fine. */
+	for (i = 0; i < 4; i++) {
+		kids[i] = fork();
+		ASSERT_GE(kids[i], 0);
+		if (!kids[i])
+			_exit(churn_child(i, 60));
+	}
+	sleep_ms(1500);
+	for (i = 0; i < 4; i++) {
+		kill(kids[i], SIGKILL);
+		waitpid(kids[i], NULL, 0);
+	}
+	EXPECT_GT(vmstat("hawkeye_promote_sampled"), 0);
+}
+
+TEST_F_TIMEOUT(promote, proc_pid_hawkeye_is_consistent, 120)
+{
+	static const char *const keys[] = {
+		"policy", "regions", "bucket0", "bucket1", "bucket2", "bucket3",
+		"bucket4", "bucket5", "bucket6", "bucket7", "bucket8", "bucket9",
+		"overhead", "samples", "promotions", "promote_failed",
+	};
+	struct toucher t = {};
+	char path[64], line[128], word[32];
+	long v[NR(keys)], sum = 0;
+	double end;
+	unsigned int i;
+	FILE *f;
+
+	/* Promotion made slow: the map is still full when read. */
+	ASSERT_EQ(0, set_knob_long("sleep_ms", 600000));
+	ASSERT_EQ(0, set_thp("never"));
+	ASSERT_EQ(0, toucher_start(&t, 32 * MB, 0.5, 1.0, false));
+	ASSERT_EQ(0, set_policy("hawkeye-g"));
+	ASSERT_EQ(0, set_thp("madvise"));
+	ASSERT_EQ(0, toucher_go(&t));
+	end = now_s() + 30;
+	while (proc_hawkeye(t.pid, "samples") < 2 && now_s() < end)
+		sleep_ms(100);
+
+	snprintf(path, sizeof(path), "/proc/%d/hawkeye", t.pid);
+	f = fopen(path, "r");
+	ASSERT_NE(NULL, f);
+	for (i = 0; i < NR(keys); i++) {
+		ASSERT_NE(NULL, fgets(line, sizeof(line), f));
+		if (i == 0) {
+			ASSERT_EQ(0, strcmp(line, "policy hawkeye-g\n")) TH_LOG("%s", line);
+			continue;
+		}
+		ASSERT_EQ(2, sscanf(line, "%31s %ld", word, &v[i]));
+		ASSERT_STREQ(keys[i], word);
+	}
+	EXPECT_EQ(NULL, fgets(line, sizeof(line), f));
+	fclose(f);
+	for (i = 2; i < 12; i++)
+		sum += v[i];
+	EXPECT_EQ(v[1], sum);
+	EXPECT_EQ(16, v[1]);		/* 32 MB, none huge yet */
+	EXPECT_GE(v[13], 2);
+	EXPECT_EQ(0, v[14]);
+	/* The swept half is hot, the rest cold: 8 regions high, 8 in bucket 0. */
+	EXPECT_EQ(8, v[2]);
+	EXPECT_GE(v[12], 8 * 256);
+	EXPECT_LE(v[12], 8 * 512);
+	toucher_stop(&t);
+
+	/* A process without THP, and the policy shown as it is. */
+	EXPECT_EQ(0, proc_hawkeye(1, "regions"));
+	ASSERT_EQ(0, set_policy("linux"));
+	f = fopen("/proc/self/hawkeye", "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, fgets(line, sizeof(line), f));
+	EXPECT_STREQ("policy linux\n", line);
+	fclose(f);
+}
+
+TEST_HARNESS_MAIN
