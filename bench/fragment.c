@@ -6,7 +6,7 @@
  * exits, so promotion can find huge pages again. Run it as root (it reads
  * PFNs from /proc/self/pagemap and page flags from /proc/kpageflags).
  *
- *   fragment [-l LEAVE_MB] [-p PIDFILE] [-t SECONDS] [-n]
+ *   fragment [-l LEAVE_MB] [-f FRAG_MB] [-p PIDFILE] [-t SECONDS] [-n]
  *
  * 1. Takes free memory as 4 KB pages (MADV_NOHUGEPAGE, touched) until
  *    MemFree is down to LEAVE_MB (default 32: a margin above the
@@ -15,11 +15,14 @@
  *    page it holds in each 2 MB-aligned physical block (mlock) and gives
  *    back all the others (MADV_DONTNEED). Each block that held one of its
  *    pages now has a pinned page, so it cannot merge back into a free
- *    order-9 block.
+ *    order-9 block. With -f FRAG_MB it does that only until FRAG_MB are
+ *    given back (enough for the workload to come), and holds (mlocks) all
+ *    its pages of the other blocks: those come back as whole free blocks
+ *    on release, so promotion then finds huge pages without compaction.
  * 3. The LEAVE_MB it did not take may still hold whole free blocks: it takes
  *    those as huge pages (MADV_HUGEPAGE, one touch per 2 MB, stopping at
- *    the first fault that did not get one, as /proc/kpageflags tells) and
- *    holds them (mlock) too. -n skips this step.
+ *    three faults in a row that did not get one, as /proc/kpageflags
+ *    tells) and holds them (mlock) too. -n skips this step.
  *
  * Then it prints one JSON line (type "fragment": blocks pinned, MemFree
  * and free 2 MB blocks from /proc/buddyinfo before and after), writes
@@ -173,25 +176,26 @@ static int is_thp_head(int pagemap, int kpageflags, uintptr_t addr)
 
 int main(int argc, char **argv)
 {
-	long leave_mb = 32, hold_s = 0;
+	long leave_mb = 32, hold_s = 0, frag_mb = 0;
 	const char *pidfile = NULL;
 	int opt, grab_huge = 1;
 	struct buddy before, after, released_b;
 
-	while ((opt = getopt(argc, argv, "l:p:t:n")) != -1) {
+	while ((opt = getopt(argc, argv, "l:f:p:t:n")) != -1) {
 		switch (opt) {
 		case 'l': leave_mb = atol(optarg); break;
+		case 'f': frag_mb = atol(optarg); break;
 		case 'p': pidfile = optarg; break;
 		case 't': hold_s = atol(optarg); break;
 		case 'n': grab_huge = 0; break;
 		default:
-			fprintf(stderr, "usage: %s [-l LEAVE_MB] [-p PIDFILE] [-t SECONDS] [-n]\n",
+			fprintf(stderr, "usage: %s [-l LEAVE_MB] [-f FRAG_MB] [-p PIDFILE] [-t SECONDS] [-n]\n",
 				argv[0]);
 			return 2;
 		}
 	}
-	if (leave_mb < 0 || hold_s < 0) {
-		fprintf(stderr, "fragment: bad -l or -t\n");
+	if (leave_mb < 0 || hold_s < 0 || frag_mb < 0) {
+		fprintf(stderr, "fragment: bad -l, -f or -t\n");
 		return 2;
 	}
 
@@ -259,31 +263,44 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	size_t nblocks = maxpfn / PAGES_PER_BLOCK + 1;
-	unsigned char *seen = calloc(nblocks, 1);
-	long pinned = 0, lock_failed = 0;
-	size_t run = 0;	/* start of the current run of pages to give back */
+	/* Per block: 0 not seen, 1 fragmented (one page kept), 2 held whole. */
+	unsigned char *state = calloc(nblocks, 1);
+	unsigned char *keep = calloc(npages + 1, 1);
+	long pinned = 0, whole = 0, lock_failed = 0;
+	size_t freed = 0, run = 0;
 
-	if (!seen) {
+	if (!state || !keep) {
 		perror("fragment: calloc");
 		return 1;
 	}
-	for (size_t i = 0; i <= npages; i++) {
-		int keep = 0;
+	for (size_t i = 0; i < npages; i++) {
+		uint64_t b = pfn[i] / PAGES_PER_BLOCK;
 
-		if (i < npages && pfn[i] && !seen[pfn[i] / PAGES_PER_BLOCK]) {
-			seen[pfn[i] / PAGES_PER_BLOCK] = 1;
-			keep = 1;
+		if (!pfn[i]) {
+			continue;
+		} else if (!state[b]) {
+			/* A new block: fragment it while below FRAG_MB, else hold it. */
+			state[b] = !frag_mb || freed < (size_t)frag_mb * 256 ? 1 : 2;
+			keep[i] = 1;
+			pinned += state[b] == 1;
+			whole += state[b] == 2;
+		} else if (state[b] == 2) {
+			keep[i] = 1;
+		} else {
+			freed++;
 		}
-		if (keep || i == npages) {
-			if (i > run)
-				madvise(area + run * PAGE, (i - run) * PAGE, MADV_DONTNEED);
-			run = i + 1;
-		}
-		if (keep) {
-			if (mlock(area + i * PAGE, PAGE))
+	}
+	/* Give back runs of pages not kept; lock runs of kept ones. */
+	for (size_t i = 1; i <= npages; i++) {
+		if (i < npages && keep[i] == keep[run])
+			continue;
+		if (keep[run]) {
+			if (mlock(area + run * PAGE, (i - run) * PAGE))
 				lock_failed++;
-			pinned++;
+		} else {
+			madvise(area + run * PAGE, (i - run) * PAGE, MADV_DONTNEED);
 		}
+		run = i;
 	}
 
 	/* 3. Whole free blocks that are left: take them as huge pages. */
@@ -299,14 +316,18 @@ int main(int argc, char **argv)
 		if (hmap != MAP_FAILED) {
 			huge = (char *)(((uintptr_t)hmap + HPAGE - 1) & ~(HPAGE - 1));
 			madvise(huge, huge_cap, MADV_HUGEPAGE);
-			for (; nhuge < huge_cap / HPAGE; nhuge++) {
-				char *p = huge + nhuge * HPAGE;
+			/* Until three faults in a row got no huge page. */
+			for (size_t k = 0, misses = 0; k < huge_cap / HPAGE && misses < 3; k++) {
+				char *p = huge + k * HPAGE;
 
 				*p = 1;
 				if (!is_thp_head(pagemap, kpageflags, (uintptr_t)p)) {
 					madvise(p, HPAGE, MADV_DONTNEED);
-					break;
+					misses++;
+					continue;
 				}
+				misses = 0;
+				nhuge++;
 				if (mlock(p, HPAGE))
 					lock_failed++;
 			}
@@ -317,11 +338,12 @@ int main(int argc, char **argv)
 	long free_after = meminfo_kb("MemFree");
 
 	printf("{\"type\": \"fragment\", \"leave_mb\": %ld, \"pages_touched\": %zu, "
-	       "\"blocks_pinned\": %ld, \"huge_held\": %zu, \"mlock_failed\": %ld, "
+	       "\"frag_mb\": %ld, \"blocks_pinned\": %ld, \"blocks_held\": %ld, "
+	       "\"fragmented_free_kb\": %zu, \"huge_held\": %zu, \"mlock_failed\": %ld, "
 	       "\"mem_total_kb\": %ld, \"mem_free_before_kb\": %ld, \"mem_free_after_kb\": %ld, "
 	       "\"free_2m_blocks_before\": %ld, \"free_2m_blocks_mid\": %ld, "
 	       "\"free_2m_blocks_after\": %ld, ",
-	       leave_mb, npages, pinned, nhuge, lock_failed, total_kb, free_before, free_after,
+	       leave_mb, npages, frag_mb, pinned, whole, freed * 4, nhuge, lock_failed, total_kb, free_before, free_after,
 	       before.total, mid.total, after.total);
 	print_buddy("zones_before", &before);
 	printf(", ");
@@ -337,9 +359,9 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	fprintf(stderr, "fragment: ready: %ld blocks pinned, %zu huge pages held, "
-		"free 2 MB blocks %ld -> %ld, MemFree %ld -> %ld kB\n",
-		pinned, nhuge, before.total, after.total, free_before, free_after);
+	fprintf(stderr, "fragment: ready: %ld blocks fragmented (one page pinned), %ld held whole, "
+		"%zu huge pages held, free 2 MB blocks %ld -> %ld, MemFree %ld -> %ld kB\n",
+		pinned, whole, nhuge, before.total, after.total, free_before, free_after);
 
 	double t_hold = now();
 

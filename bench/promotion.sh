@@ -19,13 +19,14 @@
 #   MB=512 [128]             footprint of one single-run workload
 #   FAIR_MB=256 [64]         footprint of each fairness instance
 #   HOT=0.125                hot fraction (top of the mapping)
-#   DURATION=180 [45]        seconds of a single run
-#   FAIR_SECONDS=120 [30]    work of a fairness instance: what the baseline
+#   DURATION=180 [40]        seconds of a single run
+#   FAIR_SECONDS=120 [20]    work of a fairness instance: what the baseline
 #                            (none, single run) does in this many seconds
 #   PAGES_TO_SCAN=1024       promotion budget: khugepaged pages_to_scan; HawkEye
 #   SCAN_SLEEP_MS=1000         batch = PAGES_TO_SCAN / 512, sleep_ms = SCAN_SLEEP_MS
 #   SCAN_PERIOD_MS=10000 [5000], SAMPLE_WINDOW_MS=1000   HawkEye sampling
 #   LEAVE_MB=32              what the fragmenter leaves free while it takes memory
+#   MEM=2G [1G]              guest memory (-V only)
 # QUICK=1 also runs the fairness experiment with xsbench only and without
 # its "none" baseline.
 set -euo pipefail
@@ -56,8 +57,8 @@ while getopts o:b:w:p:f:x:Vk: opt; do
 done
 
 if [ -n "${QUICK:-}" ]; then
-	MB=${MB:-128} FAIR_MB=${FAIR_MB:-64} DURATION=${DURATION:-45}
-	FAIR_SECONDS=${FAIR_SECONDS:-30} SCAN_PERIOD_MS=${SCAN_PERIOD_MS:-5000}
+	MB=${MB:-128} FAIR_MB=${FAIR_MB:-64} DURATION=${DURATION:-40}
+	FAIR_SECONDS=${FAIR_SECONDS:-20} SCAN_PERIOD_MS=${SCAN_PERIOD_MS:-5000}
 	fair_workloads=${fair_workloads:-xsbench}
 fi
 MB=${MB:-512} FAIR_MB=${FAIR_MB:-256} HOT=${HOT:-0.125} DURATION=${DURATION:-180}
@@ -74,7 +75,9 @@ if [ -n "$host_mode" ]; then
 	for prog in fragment xsbench graph500; do
 		cc -O2 -Wall -Wextra -Werror -o "build/bench/$prog" "bench/$prog.c"
 	done
-	vmargs=(--flavour "${FLAVOUR:-release}" --mem 2G --timeout 7200)
+	# QUICK needs less than 1 GiB, and a smaller guest fragments faster.
+	vmargs=(--flavour "${FLAVOUR:-release}" --mem "${MEM:-$([ -n "${QUICK:-}" ] && echo 1G || echo 2G)}"
+		--timeout 7200)
 	[ -n "$kernel" ] && vmargs+=(--kernel "$kernel")
 	start=$SECONDS
 	scripts/vm-run "${vmargs[@]}" -- env QUICK="${QUICK:-}" MB="$MB" FAIR_MB="$FAIR_MB" \
@@ -303,6 +306,8 @@ while True:
     if last:
         break
     nxt += interval
+    if nxt < time.monotonic():   # late (the guest was busy): no burst of samples
+        nxt = time.monotonic() + interval
     while not stop and time.monotonic() < nxt:
         time.sleep(min(0.05, max(0.0, nxt - time.monotonic())))
 for i in insts:
@@ -356,7 +361,8 @@ run() {
 	echo 3 >$VM/drop_caches
 	echo 1 >$VM/compact_memory
 	rm -f "$tmp"/*.out "$tmp/frag.pid"
-	"$bindir/fragment" -l "$LEAVE_MB" -p "$tmp/frag.pid" >"$tmp/frag.out" &
+	# Fragmented free memory: what the workloads need and 64 MB more.
+	"$bindir/fragment" -l "$LEAVE_MB" -f $((mb * n + 64)) -p "$tmp/frag.pid" >"$tmp/frag.out" &
 	fpid=$!
 	bg_pids=("$fpid")
 	wait_for "$tmp/frag.pid" . 300

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A working set for measuring HawkEye-G's sampling cost: maps MIB MiB,
+ * faults it (as base pages when THP is off at that moment), asks for huge
+ * pages (MADV_HUGEPAGE, so that the range is eligible for promotion and
+ * therefore sampled), then writes one byte in random 4 KB pages until
+ * SECS seconds have passed. Prints "ready" once faulted.
+ *
+ *   sampling MIB SECS
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <time.h>
+
+int main(int argc, char **argv)
+{
+	size_t len, pages;
+	unsigned long x = 88172645463325252UL;
+	struct timespec ts;
+	time_t end;
+	char *p;
+
+	if (argc != 3)
+		return 2;
+	len = strtoul(argv[1], NULL, 0) << 20;
+	pages = len / 4096;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED || !pages)
+		return 1;
+	for (size_t i = 0; i < pages; i++)
+		p[i * 4096] = 1;
+	madvise(p, len, MADV_HUGEPAGE);
+	printf("ready\n");
+	fflush(stdout);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	end = ts.tv_sec + strtol(argv[2], NULL, 0);
+	do {
+		for (int k = 0; k < 4096; k++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			p[x % pages * 4096]++;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+	} while (ts.tv_sec < end);
+	return 0;
+}

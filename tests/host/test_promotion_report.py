@@ -1,0 +1,267 @@
+"""Tests of bench/promotion_report.py: its arithmetic and output shape, on
+made-up JSON lines in the shape bench/promotion.sh writes (they test the
+report, not the kernel)."""
+import importlib.util
+import json
+import os
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_spec = importlib.util.spec_from_file_location(
+    "promotion_report", os.path.join(REPO, "bench", "promotion_report.py"))
+report = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(report)
+
+T0 = 1000.0   # CLOCK_MONOTONIC of every instance's start
+REGIONS, HOT = 10, 4   # 10 regions, the top 4 hot
+
+
+def line(**kw):
+    return json.dumps(kw)
+
+
+def run_line(run, policy, experiment="single", workload="xsbench", instances=1):
+    return line(type="run", run=run, experiment=experiment, workload=workload, policy=policy,
+                instances=instances, mb=20, hot_fraction=0.4, args="-d 5",
+                budget={"pages_to_scan": 512, "scan_sleep_ms": 1000, "batch": 1,
+                        "sleep_ms": 1000, "scan_period_ms": 5000, "sample_window_ms": 1000},
+                knobs={})
+
+
+def inst_sample(inst, huge_map):
+    return {"inst": inst, "huge_map": huge_map, "huge": huge_map.count("H"),
+            "hot_huge": huge_map[REGIONS - HOT:].count("H"), "hot_regions": HOT,
+            "anon_huge_kb": 2048 * huge_map.count("H"), "rss_kb": 20480}
+
+
+def sample(run, t, counters, *insts):
+    return line(type="sample", run=run, mono=T0 + t, vmstat=counters, khugepaged={},
+                inst=list(insts))
+
+
+def instance(run, inst, seconds, work, start=T0):
+    return line(type="instance", run=run, inst=inst, workload="xsbench", pid=100 + inst,
+                map_start=0x200000, map_end=0x200000 * 11, hot_start=0x200000 * 7,
+                regions=REGIONS, hot_regions=HOT, hot={}, init_seconds=0.5,
+                start_mono=start, seconds=seconds, unit="lookups", work=work)
+
+
+# Linux promotes one region a second from the bottom: the 4 hot ones (6..9)
+# are huge at t=10; hawkeye-g promotes the hot ones first, one a second,
+# from t=2. The baseline (none) does 100 lookups/s.
+LINUX_MAPS = ["4" * REGIONS] + ["H" * k + "4" * (REGIONS - k) for k in range(1, 11)]
+HG_MAPS = ["4" * REGIONS, "4" * REGIONS] + ["4" * 6 + "4" * (4 - k) + "H" * k
+                                            for k in range(1, 5)] + ["4" * 6 + "HHHH"] * 5
+
+LINES = [
+    line(type="env", kernel="6.12.117-hawkeye", mem_total_kb=2000000, cpus=2, quick="1",
+         hawkeye_promote=True, mb=20, fair_mb=20, hot_fraction=0.4, duration=10,
+         fair_seconds=5, leave_mb=32, boot={}),
+    run_line(1, "none"),
+    line(type="fragment", run=1, free_2m_blocks_before=500, free_2m_blocks_after=0,
+         blocks_pinned=900, huge_held=3, mem_free_before_kb=1800000,
+         mem_free_after_kb=1790000, seconds=4.0),
+    *[sample(1, t, {"thp_collapse_alloc": 7}, inst_sample(0, "4" * REGIONS))
+      for t in range(-2, 11)],
+    line(type="progress", run=1, inst=0, t=1.0, mono=T0 + 1, work=100, total=100,
+         unit="lookups"),
+    instance(1, 0, 10.0, 1000),
+    line(type="fragment_release", run=1, free_2m_blocks=480, mono=T0 - 0.5),
+    run_line(2, "linux"),
+    # One sample before the start (fragmented phase): no huge pages yet.
+    sample(2, -1, {"thp_collapse_alloc": 50}, inst_sample(0, "4" * REGIONS)),
+    *[sample(2, t, {"thp_collapse_alloc": 50 + t}, inst_sample(0, m))
+      for t, m in enumerate(LINUX_MAPS)],
+    instance(2, 0, 10.0, 1100),
+    run_line(3, "hawkeye-g"),
+    *[sample(3, t, {"thp_collapse_alloc": 0, "hawkeye_promote_success": 20 + max(0, t - 1)},
+             inst_sample(0, m))
+      for t, m in enumerate(HG_MAPS)],
+    instance(3, 0, 10.0, 1250),
+]
+
+
+@pytest.fixture
+def data():
+    return report.parse_lines(LINES)
+
+
+def test_parse_groups_by_run(data):
+    assert set(data["runs"]) == {1, 2, 3}
+    assert data["env"]["kernel"] == "6.12.117-hawkeye"
+    assert len(data["samples"][2]) == 12
+    assert data["fragment"][1]["blocks_pinned"] == 900
+    assert data["release"][1]["free_2m_blocks"] == 480
+    assert data["progress"][1][0][0]["work"] == 100
+    assert data["instances"][3][0]["work"] == 1250
+
+
+def test_series_times_and_promotions(data):
+    ser = report.series(data["samples"][2], 0, T0, "thp_collapse_alloc")
+    assert ser[0]["t"] == -1 and ser[0]["promotions"] == 0
+    assert [p["t"] for p in ser[1:4]] == [0, 1, 2]
+    # promotions count from the run's first sample (50)
+    assert ser[5]["promotions"] == 4 and ser[5]["huge"] == 4 and ser[5]["hot_huge"] == 0
+
+
+def test_time_to_coverage():
+    mk = lambda t, h: {"t": t, "hot_huge": h, "hot_regions": 10}  # noqa: E731
+    ser = [mk(-1, 10), mk(0, 0), mk(1, 8), mk(2, 9), mk(3, 10)]
+    assert report.time_to_coverage(ser)["t"] == 2   # 9/10 is 90 %; t<0 ignored
+    assert report.time_to_coverage(ser, goal=1.0)["t"] == 3
+    assert report.time_to_coverage(ser[:3]) is None
+    assert report.coverage({"hot_huge": 1, "hot_regions": 0}) == 0.0
+
+
+def test_time_saved():
+    # 1100 lookups at the baseline's 100/s take 11 s; the run took 10 s.
+    assert report.time_saved(1100, 10.0, 100.0) == pytest.approx(1.0)
+    assert report.time_saved(900, 10.0, 100.0) == pytest.approx(-1.0)
+    assert report.time_saved(None, 10.0, 100.0) is None
+    assert report.time_saved(1000, 10.0, None) is None
+
+
+def test_single_summary(data):
+    s = report.summarize_single(data)["xsbench"]
+    lin, hg, none = (s["policies"][p] for p in ("linux", "hawkeye-g", "none"))
+    assert list(s["policies"]) == ["none", "linux", "hawkeye-g"]
+    assert none["rate"] == 100 and none["promotions_total"] == 0 and none["t90"] is None
+    # linux: all 4 hot regions huge at t=10 (the 10th promotion); 4 of 4 >= 90 %
+    assert lin["t90"] == 10 and lin["promotions_to_90"] == 10
+    assert lin["promotions_per_hot_region"] == pytest.approx(2.5)
+    assert lin["huge_to_90"] == 10
+    assert lin["anon_huge_kb_at_start"] == 0
+    # hawkeye-g: the 4 hot ones at t=5, counter 20 -> 24
+    assert hg["counter"] == "hawkeye_promote_success"
+    assert hg["t90"] == 5 and hg["promotions_to_90"] == 4
+    assert hg["promotions_per_hot_region"] == pytest.approx(1.0)
+    assert hg["final_coverage"] == 1.0 and hg["final_huge"] == 4
+    # speedups and time saved per promotion over the none run (100/s)
+    assert lin["speedup"] == pytest.approx(1.1) and hg["speedup"] == pytest.approx(1.25)
+    assert lin["time_saved_s"] == pytest.approx(1.0)
+    assert lin["time_saved_per_promotion_ms"] == pytest.approx(100.0)   # 1 s / 10
+    assert hg["time_saved_s"] == pytest.approx(2.5)
+    assert hg["promotions_total"] == 9
+    assert hg["time_saved_per_promotion_ms"] == pytest.approx(2500 / 9)
+    assert none["fragment"]["free_2m_blocks_after"] == 0
+    assert none["free_2m_blocks_after_release"] == 480
+    c = s["comparison"]
+    assert c["t90_linux_over_hawkeye_g"] == pytest.approx(2.0) and not c["lower_bound"]
+    assert c["met_t90_ratio"] is False and c["met_promotions_per_hot_region"] is True
+    assert c["time_saved_per_promotion_hawkeye_g_over_linux"] == pytest.approx(2.5 / 0.9 / 1.0)
+    assert lin["series"][1] == [0, 0.0, 0, 0]
+
+
+def test_lower_bound_when_linux_never_covers(data):
+    lines = [ln for ln in LINES
+             if not (json.loads(ln).get("run") == 2 and json.loads(ln).get("type") == "sample"
+                     and json.loads(ln)["mono"] - T0 >= 7)]
+    s = report.summarize_single(report.parse_lines(lines))["xsbench"]
+    assert s["policies"]["linux"]["t90"] is None
+    assert s["comparison"]["lower_bound"] is True
+    assert s["comparison"]["t90_linux_over_hawkeye_g"] == pytest.approx(10 / 5)
+
+
+def fairness_lines():
+    # Three instances; linux fills #0 first, then #1; hawkeye-g spreads.
+    out = [run_line(10, "linux", "fairness", instances=3),
+           run_line(11, "hawkeye-g", "fairness", instances=3),
+           run_line(12, "none", "fairness", instances=3)]
+    lin = [("4" * 10, "4" * 10, "4" * 10), ("HHHH" + "4" * 6, "4" * 10, "4" * 10),
+           ("H" * 10, "H" + "4" * 9, "4" * 10), ("H" * 10, "HHHHH" + "4" * 5, "4" * 10)]
+    hg = [("4" * 10,) * 3, ("4" * 9 + "H",) * 3, ("4" * 8 + "HH", "4" * 8 + "HH", "4" * 9 + "H")]
+    for t, maps in enumerate(lin):
+        out.append(sample(10, t, {"thp_collapse_alloc": t}, *[inst_sample(i, m)
+                                                              for i, m in enumerate(maps)]))
+    for t, maps in enumerate(hg):
+        out.append(sample(11, t, {"hawkeye_promote_success": t},
+                          *[inst_sample(i, m) for i, m in enumerate(maps)]))
+    # Instance #2 of linux finished early: its last sample is missing.
+    out.append(sample(10, 4, {"thp_collapse_alloc": 4},
+                      inst_sample(0, "H" * 10), inst_sample(1, "H" * 8 + "44")))
+    out += [instance(10, 0, 20.0, 500), instance(10, 1, 24.0, 500),
+            instance(10, 2, 30.0, 500, start=T0 + 0.5),
+            instance(11, 0, 21.0, 500), instance(11, 1, 21.5, 500), instance(11, 2, 22.0, 500),
+            instance(12, 0, 30.0, 500), instance(12, 1, 30.0, 500), instance(12, 2, 33.0, 500)]
+    return out
+
+
+def test_max_huge_difference():
+    per = {0: [{"t_run": 0, "huge": 0}, {"t_run": 1, "huge": 5}, {"t_run": 2, "huge": 9}],
+           1: [{"t_run": 0, "huge": 0}, {"t_run": 1, "huge": 1}],
+           2: [{"t_run": 0, "huge": 2}, {"t_run": 1, "huge": 0}, {"t_run": 2, "huge": 0}]}
+    # t=2 lacks instance 1: only t=0 (2) and t=1 (5) count
+    assert report.max_huge_difference(per) == (5, 1)
+    assert report.max_huge_difference({0: [], 1: []}) == (None, None)
+
+
+def test_fairness_summary():
+    d = report.parse_lines(LINES + fairness_lines())
+    f = report.summarize_fairness(d)["xsbench"]["policies"]
+    lin, hg = f["linux"], f["hawkeye-g"]
+    assert [i["seconds"] for i in lin["instances"]] == [20.0, 24.0, 30.0]
+    assert lin["completion_spread_s"] == pytest.approx(10.0)
+    assert lin["mean_seconds"] == pytest.approx(74 / 3)
+    assert [i["speedup"] for i in lin["instances"]] == pytest.approx([1.5, 1.25, 1.1])
+    # instance 2 started 0.5 s later, but samples are taken for all at once:
+    # the run's time axis (from the first start) is common; the largest gap
+    # is at t=2 (10 vs 1 vs 0); t=4 lacks instance 2
+    assert [s[0] for s in lin["series"]["2"]] == [0.0, 1.0, 2.0, 3.0]
+    assert lin["max_huge_difference"] == 10 and lin["max_huge_difference_t"] == 2
+    assert lin["instances"][2]["t90"] is None and lin["instances"][0]["t90"] == pytest.approx(2.0)
+    assert hg["max_huge_difference"] == 1 and hg["max_huge_difference_t"] == 2
+    assert hg["completion_spread_s"] == pytest.approx(1.0)
+    assert [i["final_huge"] for i in hg["instances"]] == [2, 2, 1]
+
+
+def test_unavailable_and_env():
+    lines = LINES[:1] + [run_line(1, "linux"), line(type="unavailable", run=2,
+                                                   experiment="single", workload="xsbench",
+                                                   policy="hawkeye-g")]
+    d = report.parse_lines(lines)
+    env = report.environment(d)
+    assert env["unavailable"] == ["hawkeye-g"]
+    assert env["budgets"][0]["pages_to_scan"] == 512
+    # a run without instances (e.g. cut short) yields no policy entry
+    assert report.summarize_single(d)["xsbench"]["policies"] == {}
+
+
+def test_bad_input():
+    with pytest.raises(report.ReportError, match="no runs"):
+        report.parse_lines(LINES[:1])
+    with pytest.raises(report.ReportError, match="line 1: not JSON"):
+        report.parse_lines(["{oops"])
+    with pytest.raises(report.ReportError, match="unknown type"):
+        report.parse_lines(['{"type": "what"}'])
+
+
+def test_text_output(data):
+    text = report.format_single(report.summarize_single(data))
+    assert "xsbench   linux" in text and "2.50" in text
+    assert "time to 90 % linux / hawkeye-g = x2.00 (goal >= x5)" in text
+    ftext = report.format_fairness(report.summarize_fairness(
+        report.parse_lines(LINES + fairness_lines())))
+    assert "#0 20.0 s (x1.50) 10 huge" in ftext
+
+
+def test_main_writes_json(tmp_path, capsys):
+    raw = tmp_path / "p.jsonl"
+    raw.write_text("\n".join(LINES + fairness_lines()) + "\n")
+    out = tmp_path / "sub" / "promotion.json"
+    assert report.main([str(raw), "-o", str(out), "--no-plots"]) == 0
+    assert "Promotion of hot regions" in capsys.readouterr().out
+    data = json.loads(out.read_text())
+    assert data["benchmark"] == "promotion"
+    assert data["workloads"]["xsbench"]["policies"]["linux"]["t90"] == 10
+    fair = json.loads((tmp_path / "sub" / "fairness.json").read_text())
+    assert fair["workloads"]["xsbench"]["policies"]["hawkeye-g"]["max_huge_difference"] == 1
+    assert report.main([str(tmp_path / "missing.jsonl"), "-o", str(out)]) == 1
+
+
+def test_plots(tmp_path):
+    pytest.importorskip("matplotlib")
+    d = report.parse_lines(LINES + fairness_lines())
+    paths = report.plot(report.summarize_single(d), report.summarize_fairness(d), str(tmp_path))
+    assert [os.path.basename(p) for p in paths] == ["promotion.png", "fairness.png"]
+    assert all(os.path.getsize(p) > 1000 for p in paths)
