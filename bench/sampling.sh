@@ -32,14 +32,15 @@ trap reset EXIT
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
 echo 3600000 >$P/sleep_ms
-echo never >$THP/enabled
+echo hawkeye-g >$P/policy
+# madvise: the program's faults get base pages (no hint yet); its
+# MADV_HUGEPAGE then makes the range eligible, and registers the process.
+echo madvise >$THP/enabled
 fifo=/tmp/sampling.fifo
 rm -f $fifo && mkfifo $fifo
 "$bindir/sampling" "$mib" $((secs + 60)) >$fifo &
 pid=$!
 read -r _ <$fifo
-echo madvise >$THP/enabled
-echo hawkeye-g >$P/policy
 tid=$(pgrep -x hawkeye_promoted)
 c0=$(cpu_ticks "$tid") t0=$(date +%s.%N) s0=$(awk '$1 == "hawkeye_promote_sampled" {print $2}' /proc/vmstat)
 sleep "$secs"
