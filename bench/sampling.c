@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A working set for measuring HawkEye-G's sampling cost: maps MIB MiB,
- * faults it, asks for huge
- * pages (MADV_HUGEPAGE, so that the range is eligible for promotion and
- * therefore sampled), then writes one byte in random 4 KB pages until
- * SECS seconds have passed. Prints "ready" once faulted. With THP in
- * `madvise` mode the faults get base pages: the hint comes after them.
+ * faults it, asks for huge pages (MADV_HUGEPAGE: the range becomes
+ * eligible for promotion, so it is sampled), then writes one byte in
+ * random 4 KB pages until SECS seconds have passed. Prints "ready" once
+ * faulted. With THP in `madvise` mode the faults get base pages: the hint
+ * comes after them.
  *
  *   sampling MIB SECS
  */
