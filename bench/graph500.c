@@ -31,43 +31,7 @@
  * for progress lines). It runs for SECONDS (default 60) or until EDGES
  * edges were examined (-n), whichever comes first (0: no limit).
  */
-#define _GNU_SOURCE
-#include <signal.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <time.h>
-#include <unistd.h>
-
-#define HPAGE (2UL << 20)
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static uint64_t rng(uint64_t *s)	/* xorshift64* */
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 0x2545F4914F6CDD1DULL;
-}
-
-static void wait_usr1(void)
-{
-	sigset_t set;
-	int sig;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	sigwait(&set, &sig);
-}
+#include "workload.h"
 
 /* Bytes of the hot structures for 2^scale vertices and ef edges per vertex. */
 static size_t hot_bytes(int scale, size_t ef)
@@ -79,43 +43,14 @@ static size_t hot_bytes(int scale, size_t ef)
 
 int main(int argc, char **argv)
 {
-	unsigned long mb = 256, max_edges = 0;
-	double hot_frac = 0.125, duration = 60, interval = 1;
-	uint64_t seed = 42;
-	const char *label = "graph500";
-	int opt, wait_start = 0, advise = 1;
+	struct workload_opts o;
 
-	while ((opt = getopt(argc, argv, "m:f:d:n:i:s:l:wN")) != -1) {
-		switch (opt) {
-		case 'm': mb = strtoul(optarg, NULL, 0); break;
-		case 'f': hot_frac = atof(optarg); break;
-		case 'd': duration = atof(optarg); break;
-		case 'n': max_edges = strtoul(optarg, NULL, 0); break;
-		case 'i': interval = atof(optarg); break;
-		case 's': seed = strtoull(optarg, NULL, 0) | 1; break;
-		case 'l': label = optarg; break;
-		case 'w': wait_start = 1; break;
-		case 'N': advise = 0; break;
-		default:
-			fprintf(stderr, "usage: %s [-m MB] [-f HOT_FRACTION] [-d SECONDS] "
-				"[-n EDGES] [-i INTERVAL] [-s SEED] [-l LABEL] [-w] [-N]\n",
-				argv[0]);
-			return 2;
-		}
-	}
-	if (mb < 4 || mb % 2 || hot_frac <= 0 || hot_frac > 0.5 || duration < 0 ||
-	    interval <= 0 || strpbrk(label, " \"\\=")) {
-		fprintf(stderr, "graph500: bad options (-m: even, >= 4; 0 < -f <= 0.5)\n");
+	if (workload_options(argc, argv, &o, "graph500", "EDGES", 0.5))
 		return 2;
-	}
-	if (wait_start) {
-		sigset_t set;
-
-		sigemptyset(&set);
-		sigaddset(&set, SIGUSR1);
-		sigprocmask(SIG_BLOCK, &set, NULL);
-	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	unsigned long mb = o.mb, max_edges = o.max_ops;
+	double hot_frac = o.hot_frac, duration = o.duration, interval = o.interval;
+	uint64_t seed = o.seed;
+	const char *label = o.label;
 
 	size_t len = mb << 20;
 	size_t hot = ((size_t)(hot_frac * len) + HPAGE - 1) & ~(HPAGE - 1);
@@ -134,21 +69,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "graph500: footprint too small for a graph\n");
 		return 2;
 	}
-	char *raw = mmap(NULL, len + HPAGE, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *base = workload_map(&o, len);
 
-	if (raw == MAP_FAILED) {
-		perror("graph500: mmap");
+	if (!base)
 		return 1;
-	}
-	char *base = (char *)(((uintptr_t)raw + HPAGE - 1) & ~(HPAGE - 1));
-
-	if (base > raw)
-		munmap(raw, base - raw);
-	if (base + len < raw + len + HPAGE)
-		munmap(base + len, raw + len + HPAGE - (base + len));
-	if (advise && madvise(base, len, MADV_HUGEPAGE))
-		perror("graph500: madvise(MADV_HUGEPAGE)");
 
 	char *hot_start = base + len - hot;
 	/* Hot part, from its start: offsets, adjacency, parent, queue, bitmap. */
@@ -242,10 +166,7 @@ int main(int argc, char **argv)
 		*p = 0;
 	memset(queue, 0, 4 * n);
 	printf("%s init seconds=%.3f\n", label, now() - t_init);
-	if (wait_start) {
-		printf("%s ready pid=%d\n", label, getpid());
-		wait_usr1();
-	}
+	workload_wait_start(&o);
 
 	double t0 = now(), next = t0 + interval, end = t0 + duration, t = t0;
 	unsigned long total = 0, last = 0, bfs = 0, since_check = 0;

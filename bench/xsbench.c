@@ -30,17 +30,7 @@
  * lookups done in the interval. It runs for SECONDS (default 60) or until
  * LOOKUPS lookups are done (-n), whichever comes first (0: no limit).
  */
-#define _GNU_SOURCE
-#include <signal.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <time.h>
-#include <unistd.h>
-
-#define HPAGE (2UL << 20)
+#include "workload.h"
 #define NXS 5
 #define NMAT 12
 
@@ -54,96 +44,24 @@ static const int mat_nucs[NMAT] = { 34, 5, 4, 4, 27, 21, 21, 21, 21, 21, 9, 9 };
 static const double mat_dist[NMAT] = { 0.140, 0.052, 0.275, 0.134, 0.154, 0.064,
 				       0.066, 0.055, 0.008, 0.015, 0.025, 0.013 };
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static uint64_t rng(uint64_t *s)	/* xorshift64* */
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 0x2545F4914F6CDD1DULL;
-}
-
-static double rnd01(uint64_t *s)
-{
-	return (rng(s) >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static void wait_usr1(void)
-{
-	sigset_t set;
-	int sig;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	sigwait(&set, &sig);
-}
-
 int main(int argc, char **argv)
 {
-	unsigned long mb = 256, max_lookups = 0;
-	double hot_frac = 0.125, duration = 60, interval = 1;
-	uint64_t seed = 42;
-	const char *label = "xsbench";
-	int opt, wait_start = 0, advise = 1;
+	struct workload_opts o;
 	int nnuc = 68;
 
-	while ((opt = getopt(argc, argv, "m:f:d:n:i:s:l:wN")) != -1) {
-		switch (opt) {
-		case 'm': mb = strtoul(optarg, NULL, 0); break;
-		case 'f': hot_frac = atof(optarg); break;
-		case 'd': duration = atof(optarg); break;
-		case 'n': max_lookups = strtoul(optarg, NULL, 0); break;
-		case 'i': interval = atof(optarg); break;
-		case 's': seed = strtoull(optarg, NULL, 0) | 1; break;
-		case 'l': label = optarg; break;
-		case 'w': wait_start = 1; break;
-		case 'N': advise = 0; break;
-		default:
-			fprintf(stderr, "usage: %s [-m MB] [-f HOT_FRACTION] [-d SECONDS] "
-				"[-n LOOKUPS] [-i INTERVAL] [-s SEED] [-l LABEL] [-w] [-N]\n",
-				argv[0]);
-			return 2;
-		}
-	}
-	if (mb < 4 || mb % 2 || hot_frac <= 0 || hot_frac > 1 || duration < 0 ||
-	    interval <= 0 || strpbrk(label, " \"\\=")) {
-		fprintf(stderr, "xsbench: bad options (-m: even, >= 4; 0 < -f <= 1)\n");
+	if (workload_options(argc, argv, &o, "xsbench", "LOOKUPS", 1.0))
 		return 2;
-	}
-	if (wait_start) {	/* block SIGUSR1 now, so that it waits for sigwait */
-		sigset_t set;
-
-		sigemptyset(&set);
-		sigaddset(&set, SIGUSR1);
-		sigprocmask(SIG_BLOCK, &set, NULL);
-	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	unsigned long mb = o.mb, max_lookups = o.max_ops;
+	double hot_frac = o.hot_frac, duration = o.duration, interval = o.interval;
+	uint64_t seed = o.seed;
+	const char *label = o.label;
 
 	size_t len = mb << 20;
 	size_t hot = ((size_t)(hot_frac * len) + HPAGE - 1) & ~(HPAGE - 1);
-	char *raw = mmap(NULL, len + HPAGE, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *base = workload_map(&o, len);
 
-	if (raw == MAP_FAILED) {
-		perror("xsbench: mmap");
+	if (!base)
 		return 1;
-	}
-	/* Trim to a 2 MB-aligned mapping of exactly len bytes: one VMA. */
-	char *base = (char *)(((uintptr_t)raw + HPAGE - 1) & ~(HPAGE - 1));
-
-	if (base > raw)
-		munmap(raw, base - raw);
-	if (base + len < raw + len + HPAGE)
-		munmap(base + len, raw + len + HPAGE - (base + len));
-	if (advise && madvise(base, len, MADV_HUGEPAGE))
-		perror("xsbench: madvise(MADV_HUGEPAGE)");
 
 	char *hot_start = base + len - hot;
 	/* Hot part: the material table at its start, then the grids. */
@@ -200,10 +118,7 @@ int main(int argc, char **argv)
 	for (int m = 0; m < NMAT; m++)
 		cdf[m] = acc += mat_dist[m];
 	printf("%s init seconds=%.3f\n", label, now() - t_init);
-	if (wait_start) {
-		printf("%s ready pid=%d\n", label, getpid());
-		wait_usr1();
-	}
+	workload_wait_start(&o);
 
 	double t0 = now(), next = t0 + interval, end = t0 + duration, t;
 	unsigned long total = 0, last = 0;
