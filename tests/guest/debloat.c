@@ -25,9 +25,10 @@
 #include <linux/userfaultfd.h>
 
 #include "kselftest_harness.h"
+#define DEBLOAT "/sys/kernel/mm/hawkeye/debloat/"
+#define KNOB_DIR DEBLOAT
 #include "hawkeye_test.h"
 
-#define DEBLOAT "/sys/kernel/mm/hawkeye/debloat/"
 #define KHUGEPAGED THP_SYSFS "khugepaged/"
 #define MB (1UL << 20)
 #define SUBPAGES (HPAGE_SZ / PAGE_SZ)
@@ -43,31 +44,6 @@ static const char *const counter_names[NR_COUNTERS] = {
 	"hawkeye_debloat_thp_scanned", "hawkeye_debloat_thp_split",
 	"hawkeye_debloat_zero_pages_freed", "hawkeye_debloat_bytes_read",
 };
-
-static long knob(const char *name)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), DEBLOAT "%s", name);
-	return sysfs_read_long(path);
-}
-
-/* 0, or the errno of a rejected write. */
-static int set_knob(const char *name, const char *val)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), DEBLOAT "%s", name);
-	return sysfs_write(path, val);
-}
-
-static int set_knob_long(const char *name, long val)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%ld", val);
-	return set_knob(name, buf);
-}
 
 /* Both watermarks, written in the order that keeps low < high throughout. */
 static int set_watermarks(long high, long low)

@@ -180,4 +180,36 @@ static inline unsigned char pattern(size_t i, unsigned int seed)
 	return (unsigned char)((i * 31 + seed) % 251 + 1);
 }
 
+/*
+ * The knobs of the HawkEye mechanism a test is about: it defines KNOB_DIR,
+ * that mechanism's sysfs directory with a trailing slash, before including
+ * this header.
+ */
+#ifdef KNOB_DIR
+static inline long knob(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), KNOB_DIR "%s", name);
+	return sysfs_read_long(path);
+}
+
+/* 0, or the errno of a rejected write. */
+static inline int set_knob(const char *name, const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), KNOB_DIR "%s", name);
+	return sysfs_write(path, val);
+}
+
+static inline int set_knob_long(const char *name, long val)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%ld", val);
+	return set_knob(name, buf);
+}
+#endif
+
 #endif

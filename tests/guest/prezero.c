@@ -9,29 +9,13 @@
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
+#define PREZERO "/sys/kernel/mm/hawkeye/prezero/"
+#define KNOB_DIR PREZERO
 #include "hawkeye_test.h"
 
-#define PREZERO "/sys/kernel/mm/hawkeye/prezero/"
 #define MB (1UL << 20)
 
 static const char *const knobs[] = { "enabled", "rate", "target_mb", "nontemporal" };
-
-static long knob(const char *name)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), PREZERO "%s", name);
-	return sysfs_read_long(path);
-}
-
-/* 0, or the errno of a rejected write. */
-static int set_knob(const char *name, const char *val)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), PREZERO "%s", name);
-	return sysfs_write(path, val);
-}
 
 /* Fill len bytes with a non-zero pattern and free them again. */
 static void dirty_and_free(size_t len)

@@ -19,9 +19,10 @@
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
+#define PROMOTE "/sys/kernel/mm/hawkeye/promote/"
+#define KNOB_DIR PROMOTE
 #include "hawkeye_test.h"
 
-#define PROMOTE "/sys/kernel/mm/hawkeye/promote/"
 #define KHUGEPAGED THP_SYSFS "khugepaged/"
 #define TRACING "/sys/kernel/tracing/"
 #define MB (1UL << 20)
@@ -34,30 +35,6 @@ static const char *const knobs[] = {
 static const char *const khugepaged_knobs[] = {
 	"scan_sleep_millisecs", "alloc_sleep_millisecs", "pages_to_scan",
 };
-
-static long knob(const char *name)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), PROMOTE "%s", name);
-	return sysfs_read_long(path);
-}
-
-static int set_knob(const char *name, const char *val)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), PROMOTE "%s", name);
-	return sysfs_write(path, val);
-}
-
-static int set_knob_long(const char *name, long val)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%ld", val);
-	return set_knob(name, buf);
-}
 
 static int set_policy(const char *p)
 {
