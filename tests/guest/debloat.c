@@ -790,10 +790,75 @@ TEST_F_TIMEOUT(debloat, in_use_huge_pages_cost_a_few_bytes, 90)
 	TH_LOG("%ld THPs examined, %ld bytes read: %.1f per THP", scanned,
 	       c1[BYTES] - c0[BYTES], (double)(c1[BYTES] - c0[BYTES]) / scanned);
 	EXPECT_GE(scanned, (long)(2 * len / HPAGE_SZ));
-	/* 257 subpages in use, one byte each, decide it; 1 KB leaves slack. */
+	/*
+	 * At most 513 - current_threshold subpages in use, one byte each,
+	 * decide it (257 at the default, 481 at the lowest bar); 1 KB
+	 * leaves slack.
+	 */
 	EXPECT_LE(c1[BYTES] - c0[BYTES], scanned * 1024);
 	EXPECT_EQ(c0[SPLIT], c1[SPLIT]);
 	EXPECT_EQ(len >> 10, (size_t)smaps_kb(p, "AnonHugePages"));
+	munmap(p, len);
+}
+
+/*
+ * A THP with fewer zero subpages than `threshold` is split once full
+ * passes have left memory tight: the bar halves after each such pass,
+ * down to threshold / 8. Here a quarter of each THP is zero (128 of 512
+ * subpages, below the 256 the episode starts with).
+ */
+TEST_F_TIMEOUT(debloat, lowers_the_bar_while_memory_stays_tight, 120)
+{
+	const size_t len = 64 * MB, nr = len / PAGE_SZ;
+	long split0, freed0, bar;
+	static const char zero[PAGE_SZ];
+	size_t bad = 0;
+	char *p = map_aligned(len);
+
+	ASSERT_NE(NULL, p);
+	for (size_t s = 0; s < nr; s++)
+		if (s % 4)
+			fill_subpage(p, s, 6);
+	ASSERT_EQ(len >> 10, (size_t)smaps_kb(p, "AnonHugePages"));
+	EXPECT_EQ(256, knob("current_threshold"));
+	split0 = vmstat("hawkeye_debloat_thp_split");
+	freed0 = vmstat("hawkeye_debloat_zero_pages_freed");
+
+	ASSERT_EQ(0, start_recovery(0));
+	EXPECT_TRUE(wait_huge_kb(p, 0, 90)) {
+		TH_LOG("%ld kB still huge, current_threshold %ld",
+		       smaps_kb(p, "AnonHugePages"), knob("current_threshold"));
+	}
+	bar = knob("current_threshold");
+	ASSERT_EQ(0, set_knob("enabled", "0"));
+	TH_LOG("current_threshold %ld; split %ld, freed %ld; Rss %ld kB of %zu", bar,
+	       vmstat("hawkeye_debloat_thp_split") - split0,
+	       vmstat("hawkeye_debloat_zero_pages_freed") - freed0,
+	       smaps_kb(p, "Rss"), len >> 10);
+	EXPECT_LE(bar, 128);
+	EXPECT_GE(bar, 32);
+	EXPECT_GE(vmstat("hawkeye_debloat_thp_split") - split0, (long)(len / HPAGE_SZ));
+	EXPECT_GE(vmstat("hawkeye_debloat_zero_pages_freed") - freed0, (long)(nr / 4));
+	EXPECT_LE(smaps_kb(p, "Rss"), (long)(len >> 10) * 3 / 4 + 2048);
+
+	for (size_t s = 0; s < nr; s++) {
+		const char *sp = p + s * PAGE_SZ;
+
+		if (s % 4 == 0) {
+			bad += !!memcmp(sp, zero, PAGE_SZ);
+			continue;
+		}
+		for (size_t j = 0; j < PAGE_SZ; j++)
+			if (sp[j] != (char)pattern(s * PAGE_SZ + j, 6)) {
+				bad++;
+				break;
+			}
+	}
+	EXPECT_EQ(0, bad);
+
+	/* Writing threshold starts over from it. */
+	ASSERT_EQ(0, set_knob("threshold", "200"));
+	EXPECT_EQ(200, knob("current_threshold"));
 	munmap(p, len);
 }
 

@@ -13,6 +13,12 @@
  * folio, so what this file counts is only a hint, and a subpage written
  * meanwhile keeps its contents.
  *
+ * The bar adapts: each episode of recovery (from above high_pct to below
+ * low_pct) starts at `threshold`, so the most bloated THPs go first, and
+ * every full pass over all processes that leaves memory still tight halves
+ * it, down to threshold / 8: memory allocators leave THPs with a fraction
+ * of a huge page unused (a 2 MB object in a 2.5 MB size class).
+ *
  * Processes are taken lowest estimated MMU overhead first. With the
  * hawkeye-g promotion policy, a process that promotion has sampled is
  * estimated by its access coverage (hawkeye_mm_overhead()); otherwise the
@@ -61,6 +67,8 @@ struct hawkeye_debloat_params hawkeye_debloat = {
 
 static DEFINE_MUTEX(debloat_mutex);
 static struct task_struct *debloat_thread;
+/* The zero subpages that make a THP worth splitting now: <= threshold. */
+static unsigned int debloat_bar = HPAGE_PMD_NR / 2;
 
 /* A process in a round: its mm and its access estimate. */
 struct debloat_mm {
@@ -366,7 +374,7 @@ static bool debloat_scan_mm(struct mm_struct *mm, ktime_t *next)
 		if (rate)
 			batch = clamp(rate / 10, 1U, batch);
 		dw.budget = batch;
-		dw.threshold = READ_ONCE(hawkeye_debloat.threshold);
+		dw.threshold = READ_ONCE(debloat_bar);
 		mmap_read_lock(mm);
 		ret = walk_page_range(mm, dw.next, ULONG_MAX, &debloat_scan_ops, &dw);
 		mmap_read_unlock(mm);
@@ -496,6 +504,12 @@ static bool debloat_round(void)
 	return more && debloat_wanted_now(true);
 }
 
+/* The bar after a full pass that left memory tight: half, >= @threshold / 8. */
+static unsigned int debloat_lower_bar(unsigned int bar, unsigned int threshold)
+{
+	return max3(bar / 2, threshold / 8, 1U);
+}
+
 static int debloat_thread_fn(void *unused)
 {
 	bool active = false;
@@ -503,11 +517,20 @@ static int debloat_thread_fn(void *unused)
 	set_freezable();
 	while (!kthread_should_stop()) {
 		try_to_freeze();
-		active = debloat_wanted_now(active);
-		if (active)
-			active = debloat_round();
-		else
+		if (!active && debloat_wanted_now(false)) {
+			/* A new episode: the most bloated THPs first. */
+			WRITE_ONCE(debloat_bar, READ_ONCE(hawkeye_debloat.threshold));
+			active = true;
+		}
+		if (!active) {
 			schedule_timeout_interruptible(DEBLOAT_POLL);
+			continue;
+		}
+		active = debloat_round();
+		if (active)
+			WRITE_ONCE(debloat_bar,
+				   debloat_lower_bar(READ_ONCE(debloat_bar),
+						     READ_ONCE(hawkeye_debloat.threshold)));
 	}
 	return 0;
 }
@@ -539,8 +562,9 @@ out:
 }
 
 /*
- * While memory is tight (low_pct or more in use), a range with threshold
- * empty or zero-page PTEs would be split again: khugepaged leaves it. While
+ * While memory is tight (low_pct or more in use), a range with as many
+ * empty or zero-page PTEs as the bar of the last recovery episode would be
+ * split again: khugepaged leaves it. While
  * memory is free, bloat costs nothing and khugepaged follows its own knobs,
  * as HawkEye is aggressive with huge pages until memory gets tight. The
  * flip side is bounded: recovery stops just below low_pct, and collapses
@@ -550,7 +574,7 @@ unsigned int __hawkeye_max_ptes_none(void)
 {
 	if (!debloat_wanted_now(true))
 		return HPAGE_PMD_NR - 1;
-	return READ_ONCE(hawkeye_debloat.threshold) - 1;
+	return READ_ONCE(debloat_bar) - 1;
 }
 
 static bool debloat_watermarks_valid(unsigned int high, unsigned int low)
@@ -589,7 +613,13 @@ int hawkeye_debloat_set_threshold(unsigned int nr)
 	if (nr < 1 || nr > HPAGE_PMD_NR)
 		return -EINVAL;
 	WRITE_ONCE(hawkeye_debloat.threshold, nr);
+	WRITE_ONCE(debloat_bar, nr);
 	return 0;
+}
+
+unsigned int hawkeye_debloat_current_threshold(void)
+{
+	return READ_ONCE(debloat_bar);
 }
 
 int hawkeye_debloat_set_rate(unsigned int rate)

@@ -39,6 +39,8 @@ int hawkeye_debloat_set_high_pct(unsigned int pct);
 int hawkeye_debloat_set_low_pct(unsigned int pct);
 int hawkeye_debloat_set_threshold(unsigned int nr);
 int hawkeye_debloat_set_rate(unsigned int rate);
+/* The zero subpages that make a THP worth splitting in this episode. */
+unsigned int hawkeye_debloat_current_threshold(void);
 
 /* Promotion policies: /sys/kernel/mm/hawkeye/promote/policy. */
 enum hawkeye_policy {

@@ -134,9 +134,9 @@ static ssize_t debloat_enabled_store(struct kobject *kobj,
 	return ret ? ret : count;
 }
 
-/* The other debloat knobs are unsigned numbers, each with its setter. */
+/* Most knobs are unsigned numbers, each with its setter. */
 static ssize_t store_uint(const char *buf, size_t count,
-				  int (*set)(unsigned int))
+			  int (*set)(unsigned int))
 {
 	unsigned int val;
 	int ret;
@@ -147,68 +147,39 @@ static ssize_t store_uint(const char *buf, size_t count,
 	return ret ? ret : count;
 }
 
-static ssize_t debloat_high_pct_show(struct kobject *kobj,
-				     struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%u\n", READ_ONCE(hawkeye_debloat.high_pct));
-}
+/* <group>/<name>: hawkeye_<group>.<name>, set by hawkeye_<group>_set_<name>(). */
+#define UINT_ATTR(group, name)						\
+static ssize_t group##_##name##_show(struct kobject *kobj,		\
+				     struct kobj_attribute *attr,	\
+				     char *buf)				\
+{									\
+	return sysfs_emit(buf, "%u\n", READ_ONCE(hawkeye_##group.name));	\
+}									\
+static ssize_t group##_##name##_store(struct kobject *kobj,		\
+				      struct kobj_attribute *attr,	\
+				      const char *buf, size_t count)	\
+{									\
+	return store_uint(buf, count, hawkeye_##group##_set_##name);	\
+}									\
+static struct kobj_attribute group##_##name##_attr =			\
+	__ATTR(name, 0644, group##_##name##_show, group##_##name##_store)
 
-static ssize_t debloat_high_pct_store(struct kobject *kobj,
-				      struct kobj_attribute *attr,
-				      const char *buf, size_t count)
-{
-	return store_uint(buf, count, hawkeye_debloat_set_high_pct);
-}
+UINT_ATTR(debloat, high_pct);
+UINT_ATTR(debloat, low_pct);
+UINT_ATTR(debloat, threshold);
+UINT_ATTR(debloat, rate);
 
-static ssize_t debloat_low_pct_show(struct kobject *kobj,
-				    struct kobj_attribute *attr, char *buf)
+static ssize_t debloat_current_threshold_show(struct kobject *kobj,
+					      struct kobj_attribute *attr,
+					      char *buf)
 {
-	return sysfs_emit(buf, "%u\n", READ_ONCE(hawkeye_debloat.low_pct));
-}
-
-static ssize_t debloat_low_pct_store(struct kobject *kobj,
-				     struct kobj_attribute *attr,
-				     const char *buf, size_t count)
-{
-	return store_uint(buf, count, hawkeye_debloat_set_low_pct);
-}
-
-static ssize_t debloat_threshold_show(struct kobject *kobj,
-				      struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%u\n", READ_ONCE(hawkeye_debloat.threshold));
-}
-
-static ssize_t debloat_threshold_store(struct kobject *kobj,
-				       struct kobj_attribute *attr,
-				       const char *buf, size_t count)
-{
-	return store_uint(buf, count, hawkeye_debloat_set_threshold);
-}
-
-static ssize_t debloat_rate_show(struct kobject *kobj,
-				 struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%u\n", READ_ONCE(hawkeye_debloat.rate));
-}
-
-static ssize_t debloat_rate_store(struct kobject *kobj,
-				  struct kobj_attribute *attr,
-				  const char *buf, size_t count)
-{
-	return store_uint(buf, count, hawkeye_debloat_set_rate);
+	return sysfs_emit(buf, "%u\n", hawkeye_debloat_current_threshold());
 }
 
 static struct kobj_attribute debloat_enabled_attr =
 	__ATTR(enabled, 0644, debloat_enabled_show, debloat_enabled_store);
-static struct kobj_attribute debloat_high_pct_attr =
-	__ATTR(high_pct, 0644, debloat_high_pct_show, debloat_high_pct_store);
-static struct kobj_attribute debloat_low_pct_attr =
-	__ATTR(low_pct, 0644, debloat_low_pct_show, debloat_low_pct_store);
-static struct kobj_attribute debloat_threshold_attr =
-	__ATTR(threshold, 0644, debloat_threshold_show, debloat_threshold_store);
-static struct kobj_attribute debloat_rate_attr =
-	__ATTR(rate, 0644, debloat_rate_show, debloat_rate_store);
+static struct kobj_attribute debloat_current_threshold_attr =
+	__ATTR(current_threshold, 0444, debloat_current_threshold_show, NULL);
 
 static struct attribute *debloat_attrs[] = {
 	&debloat_enabled_attr.attr,
@@ -216,6 +187,7 @@ static struct attribute *debloat_attrs[] = {
 	&debloat_low_pct_attr.attr,
 	&debloat_threshold_attr.attr,
 	&debloat_rate_attr.attr,
+	&debloat_current_threshold_attr.attr,
 	NULL,
 };
 
@@ -240,29 +212,11 @@ static ssize_t promote_policy_store(struct kobject *kobj,
 	return ret ? ret : count;
 }
 
-/* The other promotion knobs are unsigned numbers, each with its setter. */
-#define PROMOTE_UINT_ATTR(name)						\
-static ssize_t promote_##name##_show(struct kobject *kobj,		\
-				     struct kobj_attribute *attr,	\
-				     char *buf)				\
-{									\
-	return sysfs_emit(buf, "%u\n", READ_ONCE(hawkeye_promote.name));	\
-}									\
-static ssize_t promote_##name##_store(struct kobject *kobj,		\
-				      struct kobj_attribute *attr,	\
-				      const char *buf, size_t count)	\
-{									\
-	return store_uint(buf, count,				\
-				  hawkeye_promote_set_##name);		\
-}									\
-static struct kobj_attribute promote_##name##_attr =			\
-	__ATTR(name, 0644, promote_##name##_show, promote_##name##_store)
-
-PROMOTE_UINT_ATTR(scan_period_ms);
-PROMOTE_UINT_ATTR(sample_window_ms);
-PROMOTE_UINT_ATTR(ema_weight);
-PROMOTE_UINT_ATTR(batch);
-PROMOTE_UINT_ATTR(sleep_ms);
+UINT_ATTR(promote, scan_period_ms);
+UINT_ATTR(promote, sample_window_ms);
+UINT_ATTR(promote, ema_weight);
+UINT_ATTR(promote, batch);
+UINT_ATTR(promote, sleep_ms);
 
 static struct kobj_attribute promote_policy_attr =
 	__ATTR(policy, 0644, promote_policy_show, promote_policy_store);

@@ -195,6 +195,20 @@ static void debloat_test_order_coverage(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mms[4].nr_thp, 10U);	/* not sampled: last */
 }
 
+static void debloat_test_lower_bar(struct kunit *test)
+{
+	/* Halved after each pass that leaves memory tight ... */
+	KUNIT_EXPECT_EQ(test, debloat_lower_bar(256, 256), 128U);
+	KUNIT_EXPECT_EQ(test, debloat_lower_bar(128, 256), 64U);
+	KUNIT_EXPECT_EQ(test, debloat_lower_bar(64, 256), 32U);
+	/* ... down to threshold / 8, where it stays. */
+	KUNIT_EXPECT_EQ(test, debloat_lower_bar(32, 256), 32U);
+	KUNIT_EXPECT_EQ(test, debloat_lower_bar(100, 512), 64U);
+	/* Never below one zero subpage. */
+	KUNIT_EXPECT_EQ(test, debloat_lower_bar(1, 1), 1U);
+	KUNIT_EXPECT_EQ(test, debloat_lower_bar(3, 7), 1U);
+}
+
 static void debloat_test_budget(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, debloat_budget_ns(16, 1000), 16ULL * NSEC_PER_MSEC);
@@ -210,6 +224,7 @@ static struct kunit_case hawkeye_debloat_cases[] = {
 	KUNIT_CASE(debloat_test_order),
 	KUNIT_CASE(debloat_test_order_coverage),
 	KUNIT_CASE(debloat_test_budget),
+	KUNIT_CASE(debloat_test_lower_bar),
 	{}
 };
 
