@@ -80,6 +80,9 @@ def build_guest_tests():
              f"-I{selftests}", f"-I{os.path.join(REPO, 'tests', 'guest')}",
              "-o", exe, src, "-lpthread"])
         built.append(exe)
+    # tools/hawkeye-pmud, next to them: promote.c runs it (no PMU in a VM).
+    run(["cc", "-O2", "-Wall", "-Wextra", "-Werror", "-o", os.path.join(OUT, "hawkeye-pmud"),
+         os.path.join(REPO, "tools", "hawkeye-pmud.c"), "-lpfm"])
     return built
 
 

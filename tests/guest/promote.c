@@ -6,7 +6,11 @@
  * (khugepaged serves one after the other), processes that exit, unmap,
  * mremap or fork while sampled and promoted, and policy switches meanwhile,
  * lose no data, /proc/<pid>/hawkeye is consistent, and the knobs refuse
- * bad input.
+ * bad input. Policy hawkeye-pmu, driven through the interface that
+ * tools/hawkeye-pmud writes to with values the test chooses: promotions go
+ * to the highest measured overhead, none under the threshold, turns for
+ * near-ties; without measurements (no PMU here) it works as hawkeye-g and
+ * says so, and the daemon exits with its no-PMU status.
  *
  * Which 2 MB region is huge is read from /proc/<pid>/pagemap and
  * /proc/kpageflags (KPF_THP), so that both policies are observed the same
@@ -31,6 +35,7 @@
 
 static const char *const knobs[] = {
 	"scan_period_ms", "sample_window_ms", "ema_weight", "batch", "sleep_ms",
+	"pmu_threshold", "pmu_band", "pmu_ttl_ms",
 };
 static const char *const khugepaged_knobs[] = {
 	"scan_sleep_millisecs", "alloc_sleep_millisecs", "pages_to_scan",
@@ -208,13 +213,19 @@ TEST_F(promote, bad_input_is_rejected_and_changes_nothing)
 		{ "ema_weight", "0" }, { "ema_weight", "101" }, { "ema_weight", "50%" },
 		{ "batch", "0" }, { "batch", "4097" }, { "batch", "\n" },
 		{ "sleep_ms", "0" }, { "sleep_ms", "3600001" }, { "sleep_ms", "x" },
+		{ "pmu_threshold", "10001" }, { "pmu_threshold", "-1" },
+		{ "pmu_band", "10001" }, { "pmu_band", "2%" },
+		{ "pmu_ttl_ms", "0" }, { "pmu_ttl_ms", "3600001" },
+		{ "measured_overhead", "1" }, { "measured_overhead", "1 10001" },
+		{ "measured_overhead", "1 -2" }, { "measured_overhead", "x 5" },
+		{ "measured_overhead", "0 5" }, { "measured_overhead", "1 5 6" },
 	};
 	char before[64], after[64];
 	long vals[NR(knobs)];
 	unsigned int i, k;
 
 	ASSERT_EQ(0, read_file(PROMOTE "policy", before, sizeof(before)));
-	EXPECT_STREQ("[linux] hawkeye-g\n", before);
+	EXPECT_STREQ("[linux] hawkeye-g hawkeye-pmu\n", before);
 	for (k = 0; k < NR(knobs); k++)
 		vals[k] = knob(knobs[k]);
 	for (i = 0; i < NR(bad); i++) {
@@ -236,11 +247,20 @@ TEST_F(promote, bad_input_is_rejected_and_changes_nothing)
 	EXPECT_EQ(0, set_knob("scan_period_ms", "3600000"));
 	EXPECT_EQ(0, set_knob("policy", "hawkeye-g\n"));
 	ASSERT_EQ(0, read_file(PROMOTE "policy", after, sizeof(after)));
-	EXPECT_STREQ("linux [hawkeye-g]\n", after);
+	EXPECT_STREQ("linux [hawkeye-g] hawkeye-pmu\n", after);
+	EXPECT_EQ(0, set_knob("policy", "hawkeye-pmu"));
+	ASSERT_EQ(0, read_file(PROMOTE "policy", after, sizeof(after)));
+	EXPECT_STREQ("linux hawkeye-g [hawkeye-pmu]\n", after);
+	EXPECT_EQ(0, set_knob("pmu_threshold", "10000"));
+	EXPECT_EQ(0, set_knob("pmu_band", "0"));
+	EXPECT_EQ(0, set_knob("pmu_ttl_ms", "1"));
+	/* No such process; a kernel thread, which has no memory. */
+	EXPECT_EQ(ESRCH, set_knob("measured_overhead", "999999 100"));
+	EXPECT_EQ(ESRCH, set_knob("measured_overhead", "2 100"));
 	EXPECT_EQ(0, set_knob("policy", "hawkeye-g"));
 	EXPECT_EQ(0, set_knob("policy", "linux"));
 	ASSERT_EQ(0, read_file(PROMOTE "policy", after, sizeof(after)));
-	EXPECT_STREQ("[linux] hawkeye-g\n", after);
+	EXPECT_STREQ("[linux] hawkeye-g hawkeye-pmu\n", after);
 }
 
 /*
@@ -457,8 +477,33 @@ TEST_F_TIMEOUT(promote, linux_promotes_lowest_address_first, 240)
  * spread_kb the largest difference of their AnonHugePages seen, in
  * partial the largest number of them partly promoted at once.
  */
+/* Is the measured_overhead of pid "none"? */
+static bool measured_none(int pid)
+{
+	char path[64], line[128];
+	bool none = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/hawkeye", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		none |= !strcmp(line, "measured_overhead none\n");
+	fclose(f);
+	return none;
+}
+
+static int measure(int pid, int bp)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%d %d", pid, bp);
+	return set_knob("measured_overhead", buf);
+}
+
 static int fairness(struct __test_metadata *_metadata, const char *policy,
-		    long *spread_kb, int *partial)
+		    const int *measured, long *spread_kb, int *partial)
 {
 	struct toucher t[3] = {};
 	double end;
@@ -476,7 +521,7 @@ static int fairness(struct __test_metadata *_metadata, const char *policy,
 	if (set_policy(policy) || set_thp("madvise"))
 		return -1;
 	for (i = 0; i < 3; i++)
-		if (toucher_go(&t[i]))
+		if (toucher_go(&t[i]) || (measured && measure(t[i].pid, measured[i])))
 			return -1;
 	end = now_s() + 120;
 	while (done < 3 && now_s() < end) {
@@ -509,7 +554,7 @@ TEST_F_TIMEOUT(promote, hawkeye_g_serves_processes_in_turns, 300)
 	long spread, batch_kb = knob("batch") * (HPAGE_SZ / 1024);
 	int partial;
 
-	ASSERT_EQ(0, fairness(_metadata, "hawkeye-g", &spread, &partial));
+	ASSERT_EQ(0, fairness(_metadata, "hawkeye-g", NULL, &spread, &partial));
 	EXPECT_LE(spread, batch_kb);
 	EXPECT_GE(partial, 2);
 }
@@ -519,9 +564,174 @@ TEST_F_TIMEOUT(promote, linux_serves_processes_one_after_another, 300)
 	long spread;
 	int partial;
 
-	ASSERT_EQ(0, fairness(_metadata, "linux", &spread, &partial));
+	ASSERT_EQ(0, fairness(_metadata, "linux", NULL, &spread, &partial));
 	EXPECT_LE(partial, 1);
 	EXPECT_EQ(FAIR_KB, spread);
+}
+
+/* hawkeye-pmu: near-ties (within pmu_band) take turns as under hawkeye-g. */
+TEST_F_TIMEOUT(promote, hawkeye_pmu_near_ties_take_turns, 300)
+{
+	static const int measured[3] = { 3000, 2950, 2990 };
+	long spread, batch_kb = knob("batch") * (HPAGE_SZ / 1024);
+	int partial;
+
+	ASSERT_EQ(0, set_knob_long("pmu_ttl_ms", 600000));
+	ASSERT_EQ(0, fairness(_metadata, "hawkeye-pmu", measured, &spread, &partial));
+	EXPECT_LE(spread, batch_kb);
+	EXPECT_GE(partial, 2);
+}
+
+/* Has the AnonHugePages of pid stayed at kb for ms? */
+static bool stays(int pid, long kb, long ms)
+{
+	for (long t = 0; t < ms; t += 100) {
+		if (rollup_kb(pid, "AnonHugePages") != kb)
+			return false;
+		sleep_ms(100);
+	}
+	return true;
+}
+
+/*
+ * The paper's Table 9: two processes with the same access coverage, A at
+ * 60% measured MMU overhead, B at 0.5%. A gets every promotion; once A is
+ * measured under the 2% threshold it gets no more, and B, still under it,
+ * gets none either; B gets them once measured above it. A process that
+ * exits while it is the one chosen leaves the others served.
+ */
+TEST_F_TIMEOUT(promote, hawkeye_pmu_promotes_for_the_highest_measured_overhead, 300)
+{
+	struct toucher a = {}, b = {}, c = {};
+	long kb_a, step_kb = knob("batch") * (HPAGE_SZ / 1024);
+	double end;
+	int pid;
+
+	ASSERT_EQ(0, set_knob_long("pmu_ttl_ms", 600000));
+	ASSERT_EQ(0, set_thp("never"));
+	ASSERT_EQ(0, toucher_start(&a, FAIR_LEN, 0, 1.0, false));
+	ASSERT_EQ(0, toucher_start(&b, FAIR_LEN, 0, 1.0, false));
+	ASSERT_EQ(0, set_policy("hawkeye-pmu"));
+	ASSERT_EQ(0, set_thp("madvise"));
+	ASSERT_EQ(0, toucher_go(&a));
+	ASSERT_EQ(0, toucher_go(&b));
+	ASSERT_EQ(0, measure(a.pid, 6000));
+	ASSERT_EQ(0, measure(b.pid, 50));
+	EXPECT_EQ(60, proc_hawkeye(a.pid, "measured_overhead"));
+	EXPECT_FALSE(measured_none(a.pid));
+
+	/* A is served, B never, while A is above the threshold. */
+	end = now_s() + 60;
+	do {
+		kb_a = rollup_kb(a.pid, "AnonHugePages");
+		ASSERT_EQ(0, rollup_kb(b.pid, "AnonHugePages"));
+		sleep_ms(50);
+	} while (kb_a < 2 * step_kb && now_s() < end);
+	ASSERT_GE(kb_a, 2 * step_kb) TH_LOG("A got %ld kB in 60 s", kb_a);
+	ASSERT_LT(kb_a, FAIR_KB);
+
+	/* A measured under the threshold: nobody gets anything. */
+	ASSERT_EQ(0, measure(a.pid, 150));
+	sleep_ms(1000);		/* a batch may be under way */
+	kb_a = rollup_kb(a.pid, "AnonHugePages");
+	EXPECT_TRUE(stays(a.pid, kb_a, 3000));
+	EXPECT_EQ(0, rollup_kb(b.pid, "AnonHugePages"));
+	EXPECT_GT(proc_hawkeye(b.pid, "regions"), 0);
+
+	/* B above it: B is served; A, still under it, is not. */
+	ASSERT_EQ(0, measure(b.pid, 3000));
+	end = now_s() + 60;
+	while (rollup_kb(b.pid, "AnonHugePages") < 2 * step_kb && now_s() < end)
+		sleep_ms(50);
+	EXPECT_GE(rollup_kb(b.pid, "AnonHugePages"), 2 * step_kb);
+	EXPECT_EQ(kb_a, rollup_kb(a.pid, "AnonHugePages"));
+
+	/* C, the highest, exits while chosen: B is served again. */
+	ASSERT_EQ(0, set_thp("never"));
+	ASSERT_EQ(0, toucher_start(&c, FAIR_LEN, 0, 1.0, false));
+	ASSERT_EQ(0, set_thp("madvise"));
+	ASSERT_EQ(0, toucher_go(&c));
+	ASSERT_EQ(0, measure(c.pid, 9000));
+	end = now_s() + 60;
+	while (!rollup_kb(c.pid, "AnonHugePages") && now_s() < end)
+		sleep_ms(20);
+	EXPECT_GT(rollup_kb(c.pid, "AnonHugePages"), 0);
+	kb_a = rollup_kb(b.pid, "AnonHugePages");
+	pid = c.pid;
+	toucher_stop(&c);
+	EXPECT_EQ(ESRCH, measure(pid, 100));
+	end = now_s() + 60;
+	while (rollup_kb(b.pid, "AnonHugePages") == kb_a && now_s() < end)
+		sleep_ms(50);
+	EXPECT_GT(rollup_kb(b.pid, "AnonHugePages"), kb_a);
+
+	/* The data of both are intact: the touchers kept running. */
+	EXPECT_EQ(0, kill(a.pid, 0));
+	EXPECT_EQ(0, kill(b.pid, 0));
+	toucher_stop(&a);
+	toucher_stop(&b);
+}
+
+/*
+ * No PMU (these VMs): tools/hawkeye-pmud says so and exits 3; hawkeye-pmu
+ * then promotes as hawkeye-g, says so once in the kernel log, and
+ * /proc/<pid>/hawkeye shows no measurement. A measurement older than
+ * pmu_ttl_ms counts as none.
+ */
+TEST_F_TIMEOUT(promote, hawkeye_pmu_without_measurements_works_as_hawkeye_g, 240)
+{
+	static const char notice[] = "hawkeye-pmu: no MMU overhead measurements";
+	char exe[256], cmd[600], line[256];
+	int order[HOT_N], hot = 0, polls, rc;
+	struct toucher t = {};
+	FILE *f;
+
+	/* The daemon: built next to the guest tests (tests/run.py). */
+	ASSERT_GT(readlink("/proc/self/exe", exe, sizeof(exe) - 1), 0);
+	exe[sizeof(exe) - 1] = 0;
+	*strrchr(exe, '/') = 0;
+	snprintf(cmd, sizeof(cmd), "%s/../hawkeye-pmud --once 2>&1", exe);
+	f = popen(cmd, "r");
+	ASSERT_NE(NULL, f);
+	line[0] = 0;
+	if (!fgets(line, sizeof(line), f))
+		line[0] = 0;
+	rc = pclose(f);
+	TH_LOG("hawkeye-pmud: %s", line);
+	ASSERT_TRUE(WIFEXITED(rc));
+	EXPECT_EQ(3, WEXITSTATUS(rc));
+	EXPECT_NE(NULL, strstr(line, "no hardware PMU"));
+
+	ASSERT_EQ(0, system("dmesg -C"));
+	ASSERT_EQ(0, set_thp("never"));
+	ASSERT_EQ(0, toucher_start(&t, HOT_LEN, 0.75, 1.0, true));
+	ASSERT_EQ(0, set_policy("hawkeye-pmu"));
+	ASSERT_EQ(0, set_thp("madvise"));
+	ASSERT_EQ(0, toucher_go(&t));
+	/* A measurement that expires at once is none. */
+	ASSERT_EQ(0, set_knob_long("pmu_ttl_ms", 1));
+	ASSERT_EQ(0, measure(t.pid, 9000));
+	sleep_ms(20);
+	EXPECT_TRUE(measured_none(t.pid));
+
+	polls = watch(&t, HOT_N / 4, 120, order);
+	toucher_stop(&t);
+	ASSERT_GT(polls, 0);
+	/* As hawkeye-g: the hot quarter goes first. */
+	for (int i = 0; i < HOT_N; i++)
+		if (order[i] && i >= HOT_FIRST)
+			hot++;
+		else if (order[i])
+			TH_LOG("cold region %d promoted at poll %d", i, order[i]);
+	EXPECT_EQ(HOT_N / 4, hot);
+
+	f = popen("dmesg", "r");
+	ASSERT_NE(NULL, f);
+	rc = 0;
+	while (fgets(line, sizeof(line), f))
+		rc += !!strstr(line, notice);
+	pclose(f);
+	EXPECT_EQ(1, rc) TH_LOG("'%s' said %d times", notice, rc);
 }
 
 /* Children that change their address space while sampled and promoted. */
@@ -644,7 +854,8 @@ TEST_F_TIMEOUT(promote, proc_pid_hawkeye_is_consistent, 120)
 	static const char *const keys[] = {
 		"policy", "regions", "bucket0", "bucket1", "bucket2", "bucket3",
 		"bucket4", "bucket5", "bucket6", "bucket7", "bucket8", "bucket9",
-		"overhead", "samples", "promotions", "promote_failed",
+		"overhead", "measured_overhead", "samples", "promotions",
+		"promote_failed",
 	};
 	struct toucher t = {};
 	char path[64], line[128], word[32];
@@ -673,6 +884,10 @@ TEST_F_TIMEOUT(promote, proc_pid_hawkeye_is_consistent, 120)
 			ASSERT_EQ(0, strcmp(line, "policy hawkeye-g\n")) TH_LOG("%s", line);
 			continue;
 		}
+		if (i == 13) {
+			ASSERT_EQ(0, strcmp(line, "measured_overhead none\n")) TH_LOG("%s", line);
+			continue;
+		}
 		ASSERT_EQ(2, sscanf(line, "%31s %ld", word, &v[i]));
 		ASSERT_STREQ(keys[i], word);
 	}
@@ -682,8 +897,8 @@ TEST_F_TIMEOUT(promote, proc_pid_hawkeye_is_consistent, 120)
 		sum += v[i];
 	EXPECT_EQ(v[1], sum);
 	EXPECT_EQ(16, v[1]);		/* 32 MB, none huge yet */
-	EXPECT_GE(v[13], 2);
-	EXPECT_EQ(0, v[14]);
+	EXPECT_GE(v[14], 2);
+	EXPECT_EQ(0, v[15]);
 	/* The swept half is hot, the rest cold: 8 regions high, 8 in bucket 0. */
 	EXPECT_EQ(8, v[2]);
 	EXPECT_GE(v[12], 8 * 256);

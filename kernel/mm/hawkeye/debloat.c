@@ -77,6 +77,7 @@ struct debloat_mm {
 	unsigned int nr_young;	/* ... of which were accessed since the last sample */
 	bool sampled;		/* promotion's estimate is known: */
 	unsigned long overhead;	/* ... hot 4 KB pages not in huge pages */
+	int measured;		/* hawkeye-pmu's measurement, -1: none */
 };
 
 /* The state of one page table walk. */
@@ -393,15 +394,21 @@ static int debloat_cmp_mm(const void *a, const void *b)
 }
 
 /*
- * Lowest estimated MMU overhead first. Processes that promotion measured
- * come first, lowest access-coverage estimate first; then, and among
- * equals, the lowest share of THPs accessed in the sample window. Ties:
- * more THPs first.
+ * Lowest MMU overhead first. Under hawkeye-pmu, processes with a measured
+ * overhead come first, lowest first. Then those that promotion sampled,
+ * lowest access-coverage estimate first; then, and among equals, the
+ * lowest share of THPs accessed in the sample window. Ties: more THPs
+ * first.
  */
 static int debloat_cmp_overhead(const void *a, const void *b)
 {
 	const struct debloat_mm *x = a, *y = b;
 	u64 xs = (u64)x->nr_young * y->nr_thp, ys = (u64)y->nr_young * x->nr_thp;
+
+	if ((x->measured < 0) != (y->measured < 0))
+		return x->measured >= 0 ? -1 : 1;
+	if (x->measured != y->measured)
+		return x->measured < y->measured ? -1 : 1;
 
 	if (x->sampled != y->sampled)
 		return x->sampled ? -1 : 1;
@@ -493,6 +500,7 @@ static bool debloat_round(void)
 		debloat_sample_mm(&mms[i]);
 		mms[i].sampled = hawkeye_promote_overhead(mms[i].mm,
 							  &mms[i].overhead);
+		mms[i].measured = hawkeye_promote_measured(mms[i].mm);
 	}
 	sort(mms, nr, sizeof(*mms), debloat_cmp_overhead, NULL);
 	for (i = 0; i < nr && more; i++)

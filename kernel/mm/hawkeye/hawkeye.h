@@ -46,6 +46,7 @@ unsigned int hawkeye_debloat_current_threshold(void);
 enum hawkeye_policy {
 	HAWKEYE_POLICY_LINUX,		/* khugepaged as upstream */
 	HAWKEYE_POLICY_G,		/* HawkEye-G: access coverage first */
+	HAWKEYE_POLICY_PMU,		/* HawkEye-PMU: measured overhead first */
 	HAWKEYE_NR_POLICIES,
 };
 
@@ -59,7 +60,13 @@ struct hawkeye_promote_params {
 	unsigned int ema_weight;	/* percent of the EMA for a new sample */
 	unsigned int batch;		/* regions promoted per round */
 	unsigned int sleep_ms;		/* between promotion rounds */
+	unsigned int pmu_threshold;	/* hawkeye-pmu: promote above this overhead */
+	unsigned int pmu_band;		/* ... sharing with those this close to the top */
+	unsigned int pmu_ttl_ms;	/* ... a measurement counts this long */
 };
+
+/* Measured MMU overheads are in hundredths of a percent: 0..10000. */
+#define HAWKEYE_PMU_MAX			10000U
 
 #define HAWKEYE_PROMOTE_MAX_MS		3600000U	/* an hour */
 #define HAWKEYE_PROMOTE_MAX_BATCH	4096U
@@ -75,6 +82,11 @@ int hawkeye_promote_set_sample_window_ms(unsigned int ms);
 int hawkeye_promote_set_ema_weight(unsigned int pct);
 int hawkeye_promote_set_batch(unsigned int nr);
 int hawkeye_promote_set_sleep_ms(unsigned int ms);
+int hawkeye_promote_set_pmu_threshold(unsigned int bp);
+int hawkeye_promote_set_pmu_band(unsigned int bp);
+int hawkeye_promote_set_pmu_ttl_ms(unsigned int ms);
+int hawkeye_promote_set_measured(pid_t pid, int overhead);
 bool hawkeye_promote_overhead(struct mm_struct *mm, unsigned long *overhead);
+int hawkeye_promote_measured(struct mm_struct *mm);
 
 #endif /* _MM_HAWKEYE_HAWKEYE_H */

@@ -18,6 +18,13 @@
  *   own code and limits, from the highest bucket that any process has a
  *   region in, round-robin across the processes that have one there.
  *
+ * With the hawkeye-pmu policy the same thread promotes for the process
+ * with the highest MMU overhead as measured with performance counters (by
+ * tools/hawkeye-pmud, written to promote/measured_overhead), from its
+ * highest bucket down, processes within pmu_band of the highest taking
+ * turns, and none for a process measured below pmu_threshold. Processes
+ * without a measurement are served after them, in the hawkeye-g order.
+ *
  * The processes are those khugepaged knows (MMF_VM_HUGEPAGE): one is
  * registered with __khugepaged_enter() and dropped with __khugepaged_exit().
  * Only this thread changes an access_map; the map's mutex serialises it
@@ -66,11 +73,15 @@ struct hawkeye_promote_params hawkeye_promote = {
 	.ema_weight = 50,
 	.batch = 8,			/* khugepaged's pages_to_scan / 512 */
 	.sleep_ms = 10000,		/* khugepaged's scan_sleep_millisecs */
+	.pmu_threshold = 200,		/* the paper's 2% */
+	.pmu_band = 100,
+	.pmu_ttl_ms = 30000,		/* three of hawkeye-pmud's periods */
 };
 
 static const char * const promote_policy_names[] = {
 	[HAWKEYE_POLICY_LINUX] = "linux",
 	[HAWKEYE_POLICY_G] = "hawkeye-g",
+	[HAWKEYE_POLICY_PMU] = "hawkeye-pmu",
 };
 
 /* A 2 MB region of a process, mapped by a page table when last seen. */
@@ -99,6 +110,8 @@ struct hawkeye_mm {
 	unsigned long samples;		/* sample passes over this mm */
 	unsigned long promotions;
 	unsigned long promote_failed;
+	int measured;			/* MMU overhead, 1/100 %; -1: none */
+	unsigned long measured_at;	/* jiffies */
 };
 
 /* A region picked for promotion. */
@@ -111,6 +124,7 @@ struct hawkeye_pick {
 struct hawkeye_rr {
 	int bucket;			/* -1: none yet */
 	u64 seq;
+	u64 pmu_seq;			/* hawkeye-pmu: the process served last */
 };
 
 #define PROMOTE_HASH_BITS	10
@@ -125,6 +139,7 @@ static u64 promote_seq;
 static DEFINE_MUTEX(promote_mutex);	/* policy, thread, paired knobs */
 static struct task_struct *promote_thread;
 static enum hawkeye_policy promote_policy = HAWKEYE_POLICY_LINUX;
+static bool promote_pmu_told;		/* "no measurements" said once */
 
 /* The bucket of an access coverage (EMA) of 0..HPAGE_PMD_NR. */
 static unsigned int promote_bucket(unsigned int ema)
@@ -144,6 +159,7 @@ static void promote_mm_init(struct hawkeye_mm *hm, struct mm_struct *mm)
 	int b;
 
 	hm->mm = mm;
+	hm->measured = -1;
 	INIT_LIST_HEAD(&hm->node);
 	mutex_init(&hm->lock);
 	xa_init(&hm->regions);
@@ -253,6 +269,79 @@ static unsigned int promote_order(struct hawkeye_mm **hms, unsigned int nr,
 		rr->seq = hms[i]->seq;
 	}
 	return k;
+}
+
+/* The highest bucket of a process with a region left at @pos; -1: none. */
+static int promote_top(struct hawkeye_mm *hm, struct list_head **pos)
+{
+	int b;
+
+	for (b = HAWKEYE_NR_BUCKETS - 1; b >= 0; b--)
+		if (pos[b] != &hm->buckets[b])
+			return b;
+	return -1;
+}
+
+/*
+ * The hawkeye-pmu order: up to @n regions, each from the process with the
+ * highest measured overhead (@measured[i], 1/100 %, -1: none) at or above
+ * @threshold that has a region left, from its highest bucket down. The
+ * processes within @band of the highest take turns, starting after the
+ * one @rr served last. @hms are in registration order, @pos is scratch
+ * space. Changes nothing but @rr and @pos; returns the number put in @out.
+ */
+static unsigned int promote_order_pmu(struct hawkeye_mm **hms, unsigned int nr,
+				      const int *measured, int threshold,
+				      int band,
+				      struct list_head *(*pos)[HAWKEYE_NR_BUCKETS],
+				      struct hawkeye_rr *rr,
+				      struct hawkeye_pick *out, unsigned int n)
+{
+	unsigned int i, j, k;
+	int b;
+
+	for (i = 0; i < nr; i++)
+		for (b = 0; b < HAWKEYE_NR_BUCKETS; b++)
+			pos[i][b] = hms[i]->buckets[b].next;
+
+	for (k = 0; k < n; k++) {
+		unsigned int start = 0;
+		int best = -1;
+
+		for (i = 0; i < nr; i++)
+			if (measured[i] >= threshold && measured[i] > best &&
+			    promote_top(hms[i], pos[i]) >= 0)
+				best = measured[i];
+		if (best < 0)
+			break;
+
+		while (start < nr && hms[start]->seq <= rr->pmu_seq)
+			start++;
+		for (j = 0; j < nr; j++) {
+			i = (start + j) % nr;
+			if (measured[i] >= max(threshold, best - band)) {
+				b = promote_top(hms[i], pos[i]);
+				if (b >= 0)
+					break;
+			}
+		}
+		out[k].hm = hms[i];
+		out[k].r = list_entry(pos[i][b], struct hawkeye_region, node);
+		pos[i][b] = pos[i][b]->next;
+		rr->pmu_seq = hms[i]->seq;
+	}
+	return k;
+}
+
+/* @hm's measured MMU overhead if it is recent enough, else -1. */
+static int promote_measured(struct hawkeye_mm *hm)
+{
+	int overhead = READ_ONCE(hm->measured);
+	unsigned long ttl = msecs_to_jiffies(READ_ONCE(hawkeye_promote.pmu_ttl_ms));
+
+	if (overhead < 0 || time_after(jiffies, READ_ONCE(hm->measured_at) + ttl))
+		return -1;
+	return overhead;
 }
 
 /* Caller holds promote_lock. */
@@ -548,7 +637,7 @@ static bool promote_region(struct hawkeye_mm *hm, struct hawkeye_region *r)
 	int ret = hawkeye_collapse_anon_pmd(hm->mm, r->addr);
 
 	trace_hawkeye_promote(promote_mm_pid(hm), r->addr, r->bucket, r->ema,
-			      ret);
+			      promote_measured(hm), ret);
 	mutex_lock(&hm->lock);
 	if (!ret) {
 		count_vm_event(HAWKEYE_PROMOTE_SUCCESS);
@@ -572,7 +661,45 @@ static bool promote_region(struct hawkeye_mm *hm, struct hawkeye_region *r)
 	return ret != -ENOMEM;
 }
 
-/* Promote up to `batch` regions in the hawkeye-g order. */
+/*
+ * hawkeye-pmu: up to @n regions for the processes measured above the
+ * threshold, then for those without a measurement in the hawkeye-g
+ * order. Reorders @hms: the unmeasured ones first.
+ */
+static unsigned int promote_pick_pmu(struct hawkeye_mm **hms, unsigned int nr,
+				     struct list_head *(*pos)[HAWKEYE_NR_BUCKETS],
+				     struct hawkeye_rr *rr,
+				     struct hawkeye_pick *picks, unsigned int n)
+{
+	int *measured = kmalloc_array(nr, sizeof(*measured), GFP_KERNEL);
+	unsigned int i, got, nr_none = 0;
+
+	if (!measured)
+		return 0;
+	for (i = 0; i < nr; i++)
+		measured[i] = promote_measured(hms[i]);
+	got = promote_order_pmu(hms, nr, measured,
+				READ_ONCE(hawkeye_promote.pmu_threshold),
+				READ_ONCE(hawkeye_promote.pmu_band),
+				pos, rr, picks, n);
+	/* Stable: the unmeasured keep their registration order. */
+	for (i = 0; i < nr; i++) {
+		if (measured[i] < 0) {
+			swap(hms[nr_none], hms[i]);
+			nr_none++;
+		}
+	}
+	kfree(measured);
+	if (nr_none == nr && !promote_pmu_told) {
+		promote_pmu_told = true;
+		pr_notice("hawkeye-pmu: no MMU overhead measurements (is tools/hawkeye-pmud running?); promoting by the HawkEye-G estimate\n");
+	}
+	if (got < n && nr_none)
+		got += promote_order(hms, nr_none, pos, rr, picks + got, n - got);
+	return got;
+}
+
+/* Promote up to `batch` regions in the order of the policy. */
 static void promote_batch(struct hawkeye_rr *rr)
 {
 	unsigned int batch = READ_ONCE(hawkeye_promote.batch);
@@ -588,7 +715,10 @@ static void promote_batch(struct hawkeye_rr *rr)
 	picks = kmalloc_array(batch, sizeof(*picks), GFP_KERNEL);
 	if (!pos || !picks)
 		goto out;
-	n = promote_order(hms, nr, pos, rr, picks, batch);
+	if (hawkeye_promote_get_policy() == HAWKEYE_POLICY_PMU)
+		n = promote_pick_pmu(hms, nr, pos, rr, picks, batch);
+	else
+		n = promote_order(hms, nr, pos, rr, picks, batch);
 	if (n)
 		lru_add_drain_all();
 	for (i = 0; i < n && !kthread_should_stop(); i++) {
@@ -679,6 +809,12 @@ int hawkeye_promote_set_policy(enum hawkeye_policy policy)
 		static_branch_disable(&hawkeye_promote_key);
 		kthread_stop(promote_thread);
 		promote_thread = NULL;
+		WRITE_ONCE(promote_policy, policy);
+		goto out;
+	}
+	promote_pmu_told = false;
+	/* From one HawkEye policy to the other: same thread, same maps. */
+	if (promote_thread) {
 		WRITE_ONCE(promote_policy, policy);
 		goto out;
 	}
@@ -776,6 +912,61 @@ int hawkeye_promote_set_batch(unsigned int nr)
 	return 0;
 }
 
+int hawkeye_promote_set_pmu_threshold(unsigned int bp)
+{
+	if (bp > HAWKEYE_PMU_MAX)
+		return -EINVAL;
+	WRITE_ONCE(hawkeye_promote.pmu_threshold, bp);
+	return 0;
+}
+
+int hawkeye_promote_set_pmu_band(unsigned int bp)
+{
+	if (bp > HAWKEYE_PMU_MAX)
+		return -EINVAL;
+	WRITE_ONCE(hawkeye_promote.pmu_band, bp);
+	return 0;
+}
+
+int hawkeye_promote_set_pmu_ttl_ms(unsigned int ms)
+{
+	if (ms < 1 || ms > HAWKEYE_PROMOTE_MAX_MS)
+		return -EINVAL;
+	WRITE_ONCE(hawkeye_promote.pmu_ttl_ms, ms);
+	return 0;
+}
+
+/*
+ * Record the MMU overhead measured for process @pid: @overhead in 1/100 %,
+ * or -1 to forget it. -ESRCH: no such process (or it has exited); -ENOENT:
+ * it has no memory that promotion manages.
+ */
+int hawkeye_promote_set_measured(pid_t pid, int overhead)
+{
+	struct task_struct *task;
+	struct hawkeye_mm *hm;
+	struct mm_struct *mm;
+
+	if (overhead < -1 || overhead > (int)HAWKEYE_PMU_MAX || pid <= 0)
+		return -EINVAL;
+	task = find_get_task_by_vpid(pid);
+	if (!task)
+		return -ESRCH;
+	mm = get_task_mm(task);
+	put_task_struct(task);
+	if (!mm)
+		return -ESRCH;
+	spin_lock(&promote_lock);
+	hm = promote_lookup(mm);
+	if (hm) {
+		WRITE_ONCE(hm->measured_at, jiffies);
+		WRITE_ONCE(hm->measured, overhead);
+	}
+	spin_unlock(&promote_lock);
+	mmput(mm);
+	return hm ? 0 : -ENOENT;
+}
+
 /*
  * HawkEye-G's estimate of @mm's MMU overhead: the sum over its regions
  * still mapped by base pages of their access coverage (EMA), i.e. the hot
@@ -811,13 +1002,32 @@ bool hawkeye_promote_overhead(struct mm_struct *mm, unsigned long *overhead)
 	return known;
 }
 
+/*
+ * Under hawkeye-pmu, @mm's measured MMU overhead (1/100 %) if it is
+ * recent, else -1. The caller holds a reference on mm_users.
+ */
+int hawkeye_promote_measured(struct mm_struct *mm)
+{
+	struct hawkeye_mm *hm;
+	int measured = -1;
+
+	if (hawkeye_promote_get_policy() != HAWKEYE_POLICY_PMU)
+		return -1;
+	spin_lock(&promote_lock);
+	hm = promote_lookup(mm);
+	if (hm)
+		measured = promote_measured(hm);
+	spin_unlock(&promote_lock);
+	return measured;
+}
+
 /* /proc/<pid>/hawkeye of a process whose mm is @mm (NULL: none). */
 void hawkeye_proc_show(struct seq_file *m, struct mm_struct *mm)
 {
 	unsigned long nr[HAWKEYE_NR_BUCKETS] = {}, regions = 0, overhead = 0;
 	unsigned long samples = 0, promotions = 0, failed = 0;
 	struct hawkeye_mm *hm = NULL;
-	int b;
+	int b, measured = -1;
 
 	if (mm) {
 		/* The caller's reference on mm_users keeps hm alive. */
@@ -834,6 +1044,7 @@ void hawkeye_proc_show(struct seq_file *m, struct mm_struct *mm)
 		promotions = hm->promotions;
 		failed = hm->promote_failed;
 		mutex_unlock(&hm->lock);
+		measured = promote_measured(hm);
 	}
 	seq_printf(m, "policy %s\n",
 		   promote_policy_names[hawkeye_promote_get_policy()]);
@@ -841,6 +1052,11 @@ void hawkeye_proc_show(struct seq_file *m, struct mm_struct *mm)
 	for (b = 0; b < HAWKEYE_NR_BUCKETS; b++)
 		seq_printf(m, "bucket%d %lu\n", b, nr[b]);
 	seq_printf(m, "overhead %lu\n", overhead);
+	if (measured >= 0)
+		seq_printf(m, "measured_overhead %d.%02d%%\n", measured / 100,
+			   measured % 100);
+	else
+		seq_puts(m, "measured_overhead none\n");
 	seq_printf(m, "samples %lu\n", samples);
 	seq_printf(m, "promotions %lu\n", promotions);
 	seq_printf(m, "promote_failed %lu\n", failed);

@@ -217,9 +217,34 @@ UINT_ATTR(promote, sample_window_ms);
 UINT_ATTR(promote, ema_weight);
 UINT_ATTR(promote, batch);
 UINT_ATTR(promote, sleep_ms);
+UINT_ATTR(promote, pmu_threshold);
+UINT_ATTR(promote, pmu_band);
+UINT_ATTR(promote, pmu_ttl_ms);
+
+/* "PID OVERHEAD": a measurement from hawkeye-pmud, root only. */
+static ssize_t promote_measured_overhead_store(struct kobject *kobj,
+					       struct kobj_attribute *attr,
+					       const char *buf, size_t count)
+{
+	char *copy, *pid_str, *val_str;
+	int pid, val, ret = -EINVAL;
+
+	copy = kstrndup(buf, count, GFP_KERNEL);
+	if (!copy)
+		return -ENOMEM;
+	val_str = strim(copy);
+	pid_str = strsep(&val_str, " ");
+	if (val_str && !kstrtoint(pid_str, 10, &pid) &&
+	    !kstrtoint(val_str, 10, &val))
+		ret = hawkeye_promote_set_measured(pid, val);
+	kfree(copy);
+	return ret ? ret : count;
+}
 
 static struct kobj_attribute promote_policy_attr =
 	__ATTR(policy, 0644, promote_policy_show, promote_policy_store);
+static struct kobj_attribute promote_measured_overhead_attr =
+	__ATTR(measured_overhead, 0200, NULL, promote_measured_overhead_store);
 
 static struct attribute *promote_attrs[] = {
 	&promote_policy_attr.attr,
@@ -228,6 +253,10 @@ static struct attribute *promote_attrs[] = {
 	&promote_ema_weight_attr.attr,
 	&promote_batch_attr.attr,
 	&promote_sleep_ms_attr.attr,
+	&promote_pmu_threshold_attr.attr,
+	&promote_pmu_band_attr.attr,
+	&promote_pmu_ttl_ms_attr.attr,
+	&promote_measured_overhead_attr.attr,
 	NULL,
 };
 

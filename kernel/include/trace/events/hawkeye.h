@@ -36,19 +36,23 @@ TRACE_EVENT(hawkeye_sample,
 		  __entry->ema, __entry->bucket)
 );
 
-/* A 2 MB region promoted (result 0) or not (a negative errno). */
+/*
+ * A 2 MB region promoted (result 0) or not (a negative errno), with its
+ * process's measured MMU overhead in 1/100 % (-1: none) for hawkeye-pmu.
+ */
 TRACE_EVENT(hawkeye_promote,
 
 	TP_PROTO(pid_t pid, unsigned long addr, unsigned int bucket,
-		 unsigned int ema, int result),
+		 unsigned int ema, int measured, int result),
 
-	TP_ARGS(pid, addr, bucket, ema, result),
+	TP_ARGS(pid, addr, bucket, ema, measured, result),
 
 	TP_STRUCT__entry(
 		__field(pid_t, pid)
 		__field(unsigned long, addr)
 		__field(unsigned int, bucket)
 		__field(unsigned int, ema)
+		__field(int, measured)
 		__field(int, result)
 	),
 
@@ -57,12 +61,13 @@ TRACE_EVENT(hawkeye_promote,
 		__entry->addr = addr;
 		__entry->bucket = bucket;
 		__entry->ema = ema;
+		__entry->measured = measured;
 		__entry->result = result;
 	),
 
-	TP_printk("pid=%d addr=0x%lx bucket=%u ema=%u result=%d",
+	TP_printk("pid=%d addr=0x%lx bucket=%u ema=%u measured=%d result=%d",
 		  __entry->pid, __entry->addr, __entry->bucket,
-		  __entry->ema, __entry->result)
+		  __entry->ema, __entry->measured, __entry->result)
 );
 
 #endif /* _TRACE_HAWKEYE_H */

@@ -209,6 +209,23 @@ static void debloat_test_lower_bar(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, debloat_lower_bar(3, 7), 1U);
 }
 
+/* hawkeye-pmu: measured processes first, lowest measured overhead first. */
+static void debloat_test_order_measured(struct kunit *test)
+{
+	struct debloat_mm mms[] = {
+		{ .nr_thp = 10, .measured = -1, .sampled = true },
+		{ .nr_thp = 20, .measured = 6000 },
+		{ .nr_thp = 30, .measured = 50 },
+		{ .nr_thp = 40, .measured = -1 },
+	};
+
+	sort(mms, ARRAY_SIZE(mms), sizeof(mms[0]), debloat_cmp_overhead, NULL);
+	KUNIT_EXPECT_EQ(test, mms[0].nr_thp, 30U);
+	KUNIT_EXPECT_EQ(test, mms[1].nr_thp, 20U);
+	KUNIT_EXPECT_EQ(test, mms[2].nr_thp, 10U);	/* sampled */
+	KUNIT_EXPECT_EQ(test, mms[3].nr_thp, 40U);
+}
+
 static void debloat_test_budget(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, debloat_budget_ns(16, 1000), 16ULL * NSEC_PER_MSEC);
@@ -223,6 +240,7 @@ static struct kunit_case hawkeye_debloat_cases[] = {
 	KUNIT_CASE(debloat_test_bad_knobs_change_nothing),
 	KUNIT_CASE(debloat_test_order),
 	KUNIT_CASE(debloat_test_order_coverage),
+	KUNIT_CASE(debloat_test_order_measured),
 	KUNIT_CASE(debloat_test_budget),
 	KUNIT_CASE(debloat_test_lower_bar),
 	{}

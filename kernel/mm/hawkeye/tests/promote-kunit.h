@@ -283,12 +283,158 @@ static void promote_test_order_fair(struct kunit *test)
 		promote_test_free(all[i]);
 }
 
+/* Pick @n regions in the hawkeye-pmu order; as promote_test_round(). */
+static int promote_test_round_pmu(struct kunit *test, struct hawkeye_mm **hms,
+				  unsigned int nr, const int *measured,
+				  struct hawkeye_rr *rr, unsigned int n,
+				  unsigned long *seq)
+{
+	struct list_head *pos[3][HAWKEYE_NR_BUCKETS];
+	struct hawkeye_pick picks[16];
+	unsigned int i, got;
+
+	KUNIT_ASSERT_LE(test, nr, 3U);
+	KUNIT_ASSERT_LE(test, n, 16U);
+	got = promote_order_pmu(hms, nr, measured, 200, 100, pos, rr, picks, n);
+	for (i = 0; i < got; i++) {
+		seq[i] = picks[i].r->addr >> PMD_SHIFT;
+		map_remove(picks[i].hm, picks[i].r);
+	}
+	return got;
+}
+
+/*
+ * Table 9 of the paper: two processes with the same high access coverage,
+ * A measured at 60% MMU overhead and B at 0.5%. Every promotion goes to
+ * A, highest bucket first; none to B, which is under the 2% threshold,
+ * also once A has nothing left; and none to A once it is under it too.
+ */
+static void promote_test_pmu_table9(struct kunit *test)
+{
+	struct hawkeye_rr rr = { .bucket = -1 };
+	struct hawkeye_mm *hms[2];
+	int measured[2] = { 6000, 50 };
+	unsigned long seq[16];
+	int i, n;
+
+	for (i = 0; i < 2; i++) {
+		hms[i] = promote_test_mm(test, i + 1);
+		promote_test_add(test, hms[i], PT('A' + i, 0), 100);
+		promote_test_add(test, hms[i], PT('A' + i, 1), 480);
+		promote_test_add(test, hms[i], PT('A' + i, 2), 480);
+	}
+	n = promote_test_round_pmu(test, hms, 2, measured, &rr, 2, seq);
+	KUNIT_ASSERT_EQ(test, n, 2);
+	KUNIT_EXPECT_EQ(test, seq[0], PT('A', 1));
+	KUNIT_EXPECT_EQ(test, seq[1], PT('A', 2));
+	n = promote_test_round_pmu(test, hms, 2, measured, &rr, 8, seq);
+	KUNIT_ASSERT_EQ(test, n, 1);
+	KUNIT_EXPECT_EQ(test, seq[0], PT('A', 0));
+	KUNIT_EXPECT_EQ(test, hms[1]->nr_regions, 3UL);
+
+	/* A promoted down to 1.5%: nobody is worth a promotion. */
+	promote_test_add(test, hms[0], PT('A', 3), 480);
+	measured[0] = 150;
+	KUNIT_EXPECT_EQ(test, promote_test_round_pmu(test, hms, 2, measured,
+						     &rr, 8, seq), 0);
+	/* At the threshold counts. */
+	measured[1] = 200;
+	n = promote_test_round_pmu(test, hms, 2, measured, &rr, 1, seq);
+	KUNIT_ASSERT_EQ(test, n, 1);
+	KUNIT_EXPECT_EQ(test, seq[0] / 16, 1UL);
+	for (i = 0; i < 2; i++)
+		promote_test_free(hms[i]);
+}
+
+/*
+ * Ties and near-ties (within pmu_band, 1%) take turns; a process further
+ * down waits until the ones above have nothing left. A process that
+ * exits (leaves the snapshot) is skipped.
+ */
+static void promote_test_pmu_band(struct kunit *test)
+{
+	struct hawkeye_rr rr = { .bucket = -1 };
+	struct hawkeye_mm *hms[3];
+	int measured[3] = { 3000, 2950, 2800 };
+	unsigned long seq[16];
+	int i, j, n;
+
+	for (i = 0; i < 3; i++) {
+		hms[i] = promote_test_mm(test, i + 1);
+		for (j = 0; j < 3; j++)
+			promote_test_add(test, hms[i], PT('A' + i, j), 300);
+	}
+	n = promote_test_round_pmu(test, hms, 3, measured, &rr, 8, seq);
+	KUNIT_ASSERT_EQ(test, n, 8);
+	for (j = 0; j < 6; j++)
+		KUNIT_EXPECT_EQ_MSG(test, seq[j] / 16, (unsigned long)(j % 2),
+				    "promotion %d", j);
+	KUNIT_EXPECT_EQ(test, seq[6] / 16, 2UL);
+	KUNIT_EXPECT_EQ(test, seq[7] / 16, 2UL);
+
+	/* A exited: B and C, now tied, take turns starting with B. */
+	for (i = 1; i < 3; i++)
+		for (j = 4; j < 6; j++)
+			promote_test_add(test, hms[i], PT('A' + i, j), 300);
+	measured[1] = measured[2] = 2800;
+	n = promote_test_round_pmu(test, hms + 1, 2, measured + 1, &rr, 4, seq);
+	KUNIT_ASSERT_EQ(test, n, 4);
+	KUNIT_EXPECT_NE(test, seq[0] / 16, seq[1] / 16);
+	KUNIT_EXPECT_NE(test, seq[1] / 16, seq[2] / 16);
+	KUNIT_EXPECT_NE(test, seq[2] / 16, seq[3] / 16);
+	for (i = 0; i < 3; i++)
+		promote_test_free(hms[i]);
+}
+
+/*
+ * promote_pick_pmu(): measured processes first; processes without a
+ * measurement (or with one older than pmu_ttl_ms) after them in the
+ * hawkeye-g order; none for one measured under the threshold.
+ */
+static void promote_test_pmu_fallback(struct kunit *test)
+{
+	struct hawkeye_rr rr = { .bucket = -1 };
+	struct list_head *pos[3][HAWKEYE_NR_BUCKETS];
+	struct hawkeye_pick picks[16];
+	struct hawkeye_mm *all[3], *hms[3];
+	unsigned int done[3] = {};
+	int i, j, n;
+
+	for (i = 0; i < 3; i++) {
+		all[i] = hms[i] = promote_test_mm(test, i + 1);
+		for (j = 0; j < 3; j++)
+			promote_test_add(test, hms[i], PT('A' + i, j), 300);
+	}
+	all[0]->measured = 50;			/* A: measured, low */
+	all[0]->measured_at = jiffies;
+	all[2]->measured = 6000;		/* C: measured, high */
+	all[2]->measured_at = jiffies;
+	n = promote_pick_pmu(hms, 3, pos, &rr, picks, 16);
+	KUNIT_ASSERT_EQ(test, n, 6);
+	for (i = 0; i < n; i++) {
+		done[(picks[i].r->addr >> PMD_SHIFT) / 16]++;
+		KUNIT_EXPECT_EQ_MSG(test, (picks[i].r->addr >> PMD_SHIFT) / 16,
+				    i < 3 ? 2UL : 1UL, "promotion %d", i);
+	}
+	KUNIT_EXPECT_EQ(test, done[0], 0U);
+
+	/* A stale measurement is none: A is served as under hawkeye-g. */
+	all[0]->measured_at = jiffies -
+		msecs_to_jiffies(hawkeye_promote.pmu_ttl_ms) - 1;
+	KUNIT_EXPECT_EQ(test, promote_measured(all[0]), -1);
+	KUNIT_EXPECT_EQ(test, promote_measured(all[2]), 6000);
+	for (i = 0; i < 3; i++)
+		promote_test_free(all[i]);
+}
+
 static void promote_test_policy_names(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, hawkeye_promote_parse_policy("linux"),
 			HAWKEYE_POLICY_LINUX);
 	KUNIT_EXPECT_EQ(test, hawkeye_promote_parse_policy("hawkeye-g\n"),
 			HAWKEYE_POLICY_G);
+	KUNIT_EXPECT_EQ(test, hawkeye_promote_parse_policy("hawkeye-pmu"),
+			HAWKEYE_POLICY_PMU);
 	KUNIT_EXPECT_EQ(test, hawkeye_promote_parse_policy("hawkeye"), -EINVAL);
 	KUNIT_EXPECT_EQ(test, hawkeye_promote_parse_policy(""), -EINVAL);
 	KUNIT_EXPECT_EQ(test, hawkeye_promote_parse_policy("[linux]"), -EINVAL);
@@ -301,6 +447,9 @@ static struct kunit_case promote_test_cases[] = {
 	KUNIT_CASE(promote_test_order_paper),
 	KUNIT_CASE(promote_test_order_batches),
 	KUNIT_CASE(promote_test_order_fair),
+	KUNIT_CASE(promote_test_pmu_table9),
+	KUNIT_CASE(promote_test_pmu_band),
+	KUNIT_CASE(promote_test_pmu_fallback),
 	KUNIT_CASE(promote_test_policy_names),
 	{}
 };

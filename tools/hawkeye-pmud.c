@@ -1,0 +1,538 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hawkeye-pmud: measures each process's MMU overhead with hardware
+ * performance counters and hands it to the kernel's hawkeye-pmu policy.
+ *
+ * MMU overhead = cycles spent in data-TLB page walks (loads + stores)
+ * x 100 / unhalted cycles, over all threads of a process (the paper's
+ * Table 4). Every PERIOD seconds, for WINDOW seconds, it counts the
+ * processes whose /proc/<pid>/hawkeye shows regions that promotion could
+ * promote, and writes "PID OVERHEAD" (1/100 %) to
+ * /sys/kernel/mm/hawkeye/promote/measured_overhead.
+ *
+ * Events come from libpfm4's tables for the running CPU:
+ *   Intel Skylake and later  DTLB_{LOAD,STORE}_MISSES:WALK_ACTIVE
+ *   Intel Haswell, Broadwell DTLB_{LOAD,STORE}_MISSES:WALK_DURATION
+ *   AMD Zen 1-4              no page-walk cycle counter: L2 DTLB misses
+ *                            (each one a walk) x --walk-cycles, an estimate
+ *
+ * Exit status: 0 stopped by a signal or --once done, 1 other error,
+ * 2 usage, 3 no usable PMU here, 4 not permitted, 5 not a HawkEye kernel.
+ *
+ * Why a daemon and not the kernel: the events differ per CPU model and
+ * their names live in libpfm4, maintained outside the kernel; perf_event
+ * already multiplexes and scales counters for a process's threads. The
+ * kernel keeps only the policy and a root-only way in, as the original
+ * HawkEye did.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <perfmon/pfmlib_perf_event.h>
+
+enum { EXIT_USAGE = 2, EXIT_NO_PMU = 3, EXIT_PERM = 4, EXIT_NO_HAWKEYE = 5 };
+enum { CYCLES, WALK_LOAD, WALK_STORE, NR_EVENTS };
+
+#define SYSFS_FILE "/sys/kernel/mm/hawkeye/promote/measured_overhead"
+#define MAX_BP 10000
+
+/* One way to count page-walk cycles; the first that resolves is used. */
+static const struct event_set {
+	const char *what;
+	const char *name[NR_EVENTS];	/* WALK_STORE NULL: one walk event */
+	bool counts_walks;		/* walks, not cycles: x walk_cycles */
+} event_sets[] = {
+	{ "Intel Skylake and later",
+	  { "UNHALTED_CORE_CYCLES", "DTLB_LOAD_MISSES:WALK_ACTIVE",
+	    "DTLB_STORE_MISSES:WALK_ACTIVE" }, false },
+	{ "Intel Haswell/Broadwell",
+	  { "UNHALTED_CORE_CYCLES", "DTLB_LOAD_MISSES:WALK_DURATION",
+	    "DTLB_STORE_MISSES:WALK_DURATION" }, false },
+	{ "AMD Zen (walks x --walk-cycles: an estimate)",
+	  { "CYCLES_NOT_IN_HALT",
+	    "L1_DTLB_MISS:TLB_RELOAD_4K_L2_MISS:TLB_RELOAD_2M_L2_MISS:"
+	    "TLB_RELOAD_1G_L2_MISS:TLB_RELOAD_COALESCED_PAGE_MISS", NULL },
+	  true },
+};
+
+struct events {
+	const struct event_set *set;
+	int nr;
+	struct perf_event_attr attr[NR_EVENTS];
+	char *fstr[NR_EVENTS];
+};
+
+/* A value of a counter that ran @running of the @enabled time, scaled. */
+static uint64_t scale(uint64_t value, uint64_t enabled, uint64_t running)
+{
+	if (!running)
+		return 0;
+	if (running >= enabled)
+		return value;
+	return (uint64_t)((double)value * enabled / running);
+}
+
+/*
+ * MMU overhead in 1/100 % from summed, scaled counts; @walk_cycles > 0
+ * when the walk events count walks rather than cycles.
+ */
+static int overhead_bp(uint64_t cycles, uint64_t load, uint64_t store,
+		       unsigned int walk_cycles)
+{
+	double walk = (double)load + store;
+
+	if (!cycles)
+		return 0;
+	if (walk_cycles)
+		walk *= walk_cycles;
+	walk = walk * MAX_BP / cycles;
+	return walk > MAX_BP ? MAX_BP : (int)(walk + 0.5);
+}
+
+static int resolve(struct events *ev)
+{
+	for (size_t s = 0; s < sizeof(event_sets) / sizeof(event_sets[0]); s++) {
+		const struct event_set *set = &event_sets[s];
+		int i, ok = 1;
+
+		memset(ev, 0, sizeof(*ev));
+		for (i = 0; i < NR_EVENTS && set->name[i] && ok; i++) {
+			pfm_perf_encode_arg_t arg = { .size = sizeof(arg) };
+
+			arg.attr = &ev->attr[i];
+			arg.fstr = &ev->fstr[i];
+			ev->attr[i].size = sizeof(ev->attr[i]);
+			ok = pfm_get_os_event_encoding(set->name[i], PFM_PLM0 | PFM_PLM3,
+						       PFM_OS_PERF_EVENT, &arg) == PFM_SUCCESS;
+			/* perf's generic events are not this CPU's: no. */
+			ok = ok && strncmp(ev->fstr[i], "perf", 4);
+		}
+		if (ok) {
+			ev->set = set;
+			ev->nr = i;
+			return 0;
+		}
+		for (i = 0; i < NR_EVENTS; i++)
+			free(ev->fstr[i]);
+	}
+	return -1;
+}
+
+static bool have_pmu(void)
+{
+	return !access("/sys/bus/event_source/devices/cpu", F_OK) ||
+	       !access("/sys/bus/event_source/devices/cpu_core", F_OK);
+}
+
+static int perf_open(struct perf_event_attr *attr, pid_t tid, int group)
+{
+	return syscall(SYS_perf_event_open, attr, tid, -1, group, 0);
+}
+
+/* Counters of one thread: a group, so that they count at the same time. */
+struct thread {
+	int fd[NR_EVENTS];
+};
+
+struct proc {
+	pid_t pid;
+	struct thread *t;
+	int nr_t;
+	uint64_t sum[NR_EVENTS];
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig __attribute__((unused)))
+{
+	stop = 1;
+}
+
+/* regions N from /proc/<pid>/hawkeye; -1 if unreadable. */
+static long hawkeye_regions(const char *proc, pid_t pid)
+{
+	char path[256], line[128];
+	long regions = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%d/hawkeye", proc, pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "regions %ld", &regions) == 1)
+			break;
+	fclose(f);
+	return regions;
+}
+
+/* Open the counters of every thread of @p; -errno of the first failure. */
+static int proc_open(struct proc *p, struct events *ev, const char *proc)
+{
+	char path[256];
+	struct dirent *d;
+	int err = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "%s/%d/task", proc, p->pid);
+	dir = opendir(path);
+	if (!dir)
+		return -ESRCH;
+	while ((d = readdir(dir))) {
+		pid_t tid = atoi(d->d_name);
+		struct thread *t;
+		int i;
+
+		if (tid <= 0)
+			continue;
+		t = realloc(p->t, (p->nr_t + 1) * sizeof(*t));
+		if (!t) {
+			err = -ENOMEM;
+			break;
+		}
+		p->t = t;
+		t = &p->t[p->nr_t];
+		for (i = 0; i < ev->nr; i++) {
+			struct perf_event_attr a = ev->attr[i];
+
+			a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+					PERF_FORMAT_TOTAL_TIME_RUNNING;
+			a.disabled = !i;
+			t->fd[i] = perf_open(&a, tid, i ? t->fd[0] : -1);
+			if (t->fd[i] < 0)
+				break;
+		}
+		if (i == ev->nr) {
+			p->nr_t++;
+			continue;
+		}
+		/* A thread that exited meanwhile is fine; anything else is not. */
+		if (errno != ESRCH && !err)
+			err = -errno;
+		while (i--)
+			close(t->fd[i]);
+	}
+	closedir(dir);
+	return p->nr_t ? 0 : (err ? err : -ESRCH);
+}
+
+static void proc_read_close(struct proc *p, int nr_events)
+{
+	for (int k = 0; k < p->nr_t; k++) {
+		for (int i = 0; i < nr_events; i++) {
+			uint64_t v[3];
+
+			if (read(p->t[k].fd[i], v, sizeof(v)) == sizeof(v))
+				p->sum[i] += scale(v[0], v[1], v[2]);
+			close(p->t[k].fd[i]);
+		}
+	}
+	free(p->t);
+	p->t = NULL;
+	p->nr_t = 0;
+}
+
+static int write_measurement(const char *file, pid_t pid, int bp)
+{
+	int fd = open(file, O_WRONLY);	/* never creates: sysfs or nothing */
+	char buf[64];
+	int n, err = 0;
+
+	if (fd < 0)
+		return -errno;
+	n = snprintf(buf, sizeof(buf), "%d %d\n", pid, bp);
+	if (write(fd, buf, n) != n)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+struct options {
+	double period, window;
+	unsigned int walk_cycles;
+	bool once, dry_run, verbose;
+	const char *proc, *sysfs;
+};
+
+static int perm_error(const char *what)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int paranoid = 99;
+
+	if (f) {
+		if (fscanf(f, "%d", &paranoid) != 1)
+			paranoid = 99;
+		fclose(f);
+	}
+	fprintf(stderr, "hawkeye-pmud: not permitted to %s (perf_event_paranoid=%d): run it as root\n",
+		what, paranoid);
+	return EXIT_PERM;
+}
+
+/* Hand one measurement to the kernel; an exit status, or -1 to go on. */
+static int report(const char *file, pid_t pid, int bp)
+{
+	int err = write_measurement(file, pid, bp);
+
+	if (err == -EACCES || err == -EPERM)
+		return perm_error("write the kernel's measured_overhead");
+	if (err == -ENOENT && access(file, F_OK)) {
+		fprintf(stderr, "hawkeye-pmud: %s is missing: not a HawkEye kernel with hawkeye-pmu\n",
+			file);
+		return EXIT_NO_HAWKEYE;
+	}
+	/* -ESRCH, -ENOENT: the process exited or left promotion meanwhile. */
+	return -1;
+}
+
+/* One measurement of every candidate process; an exit status, or -1. */
+static int measure_once(struct events *ev, const struct options *o)
+{
+	struct timespec w = { (time_t)o->window,
+			      (long)((o->window - (time_t)o->window) * 1e9) };
+	struct proc *ps = NULL;
+	int nr = 0, i, ret = -1;
+	struct dirent *d;
+	DIR *dir = opendir(o->proc);
+
+	if (!dir) {
+		fprintf(stderr, "hawkeye-pmud: %s: %s\n", o->proc, strerror(errno));
+		return 1;
+	}
+	while ((d = readdir(dir))) {
+		pid_t pid = atoi(d->d_name);
+		struct proc *np;
+		int err;
+
+		if (pid <= 0 || pid == getpid() || hawkeye_regions(o->proc, pid) <= 0)
+			continue;
+		np = realloc(ps, (nr + 1) * sizeof(*np));
+		if (!np)
+			break;
+		ps = np;
+		memset(&ps[nr], 0, sizeof(ps[nr]));
+		ps[nr].pid = pid;
+		err = proc_open(&ps[nr], ev, o->proc);
+		if (err)
+			free(ps[nr].t);
+		if (err == -EACCES || err == -EPERM) {
+			char what[64];
+
+			snprintf(what, sizeof(what), "count events of process %d", pid);
+			ret = perm_error(what);
+			break;
+		}
+		if (err) {
+			if (o->verbose && err != -ESRCH)
+				fprintf(stderr, "hawkeye-pmud: pid %d: %s\n", pid, strerror(-err));
+			continue;
+		}
+		nr++;
+	}
+	closedir(dir);
+
+	for (i = 0; i < nr && ret < 0; i++)
+		for (int k = 0; k < ps[i].nr_t; k++)
+			ioctl(ps[i].t[k].fd[0], PERF_EVENT_IOC_ENABLE, 0);
+	if (ret < 0)
+		nanosleep(&w, NULL);
+	for (i = 0; i < nr; i++) {
+		struct proc *p = &ps[i];
+		int bp;
+
+		proc_read_close(p, ev->nr);
+		if (ret >= 0)
+			continue;
+		bp = overhead_bp(p->sum[CYCLES], p->sum[WALK_LOAD], p->sum[WALK_STORE],
+				 ev->set->counts_walks ? o->walk_cycles : 0);
+		if (o->verbose || o->dry_run)
+			printf("pid %d overhead %d.%02d%% cycles %llu walk %llu %llu\n",
+			       p->pid, bp / 100, bp % 100,
+			       (unsigned long long)p->sum[CYCLES],
+			       (unsigned long long)p->sum[WALK_LOAD],
+			       (unsigned long long)p->sum[WALK_STORE]);
+		if (!o->dry_run)
+			ret = report(o->sysfs, p->pid, bp);
+	}
+	free(ps);
+	fflush(stdout);
+	return ret;
+}
+
+/*
+ * --replay: lines "PID CYCLES LOAD STORE ENABLED RUNNING" (one per thread,
+ * raw counts as read) -> "PID OVERHEAD_BP" per process, in input order,
+ * printed, or handed to @sysfs if not NULL.
+ */
+static int replay(FILE *in, unsigned int walk_cycles, const char *sysfs)
+{
+	struct { long pid; uint64_t sum[NR_EVENTS]; } acc[256];
+	unsigned long long v[5];
+	int nr = 0, i;
+	long pid;
+
+	while (fscanf(in, "%ld %llu %llu %llu %llu %llu", &pid, &v[0], &v[1],
+		      &v[2], &v[3], &v[4]) == 6) {
+		for (i = 0; i < nr && acc[i].pid != pid; i++)
+			;
+		if (i == nr) {
+			if (nr == 256)
+				return 1;
+			memset(&acc[nr++], 0, sizeof(acc[0]));
+			acc[i].pid = pid;
+		}
+		for (int e = 0; e < NR_EVENTS; e++)
+			acc[i].sum[e] += scale(v[e], v[3], v[4]);
+	}
+	for (i = 0; i < nr; i++) {
+		int bp = overhead_bp(acc[i].sum[CYCLES], acc[i].sum[WALK_LOAD],
+				     acc[i].sum[WALK_STORE], walk_cycles);
+		int ret = sysfs ? report(sysfs, acc[i].pid, bp) : -1;
+
+		if (ret >= 0)
+			return ret;
+		if (!sysfs)
+			printf("%ld %d\n", acc[i].pid, bp);
+	}
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: hawkeye-pmud [-p PERIOD_S] [-w WINDOW_S] [--once] [-n] [-v]\n"
+		"                    [--walk-cycles N] [--proc DIR] [--sysfs FILE]\n"
+		"       hawkeye-pmud --events     the events resolved for this CPU\n"
+		"       hawkeye-pmud --replay FILE [--walk-cycles N] [--sysfs FILE]\n"
+		"  (lines PID CYCLES WALK_LOAD WALK_STORE ENABLED RUNNING, one per thread)\n"
+		"Every PERIOD_S (10) seconds measures, over WINDOW_S (1), the MMU overhead of\n"
+		"each process HawkEye promotes for and writes it to\n" SYSFS_FILE ".\n"
+		"-n: print, do not write. Exit: 3 no usable PMU, 4 not permitted,\n"
+		"5 not a HawkEye kernel.\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "period", required_argument, NULL, 'p' },
+		{ "window", required_argument, NULL, 'w' },
+		{ "once", no_argument, NULL, '1' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "walk-cycles", required_argument, NULL, 'c' },
+		{ "events", no_argument, NULL, 'e' },
+		{ "replay", required_argument, NULL, 'r' },
+		{ "proc", required_argument, NULL, 'P' },
+		{ "sysfs", required_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	struct options o = { .period = 10, .window = 1, .walk_cycles = 35,
+			     .proc = "/proc", .sysfs = SYSFS_FILE };
+	const char *replay_file = NULL;
+	bool list_events = false, walks = false, sysfs_given = false;
+	struct events ev;
+	char *end;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "p:w:nvh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			o.period = strtod(optarg, &end);
+			if (*end || !(o.period > 0))
+				goto bad;
+			break;
+		case 'w':
+			o.window = strtod(optarg, &end);
+			if (*end || !(o.window > 0))
+				goto bad;
+			break;
+		case 'c':
+			o.walk_cycles = strtoul(optarg, &end, 10);
+			if (*end || !o.walk_cycles || o.walk_cycles > 10000)
+				goto bad;
+			walks = true;
+			break;
+		case '1': o.once = true; break;
+		case 'n': o.dry_run = true; break;
+		case 'v': o.verbose = true; break;
+		case 'e': list_events = true; break;
+		case 'r': replay_file = optarg; break;
+		case 'P': o.proc = optarg; break;
+		case 'S': o.sysfs = optarg; sysfs_given = true; break;
+		case 'h': usage(stdout); return 0;
+		default: goto bad;
+		}
+	}
+	if (optind != argc || o.window >= o.period)
+		goto bad;
+
+	if (replay_file) {
+		FILE *in = strcmp(replay_file, "-") ? fopen(replay_file, "r") : stdin;
+
+		if (!in) {
+			fprintf(stderr, "hawkeye-pmud: %s: %s\n", replay_file, strerror(errno));
+			return 1;
+		}
+		/* Walk counts (AMD) only when told how long a walk takes. */
+		return replay(in, walks ? o.walk_cycles : 0,
+			      sysfs_given ? o.sysfs : NULL);
+	}
+
+	if (pfm_initialize() != PFM_SUCCESS) {
+		fprintf(stderr, "hawkeye-pmud: libpfm4 cannot initialise\n");
+		return 1;
+	}
+	if (!list_events && !have_pmu()) {
+		fprintf(stderr, "hawkeye-pmud: no hardware PMU on this machine (no /sys/bus/event_source/devices/cpu): nothing to measure; the kernel's hawkeye-pmu promotes by the HawkEye-G estimate\n");
+		return EXIT_NO_PMU;
+	}
+	if (resolve(&ev)) {
+		fprintf(stderr, "hawkeye-pmud: libpfm4 knows no page-walk cycle events for this CPU: nothing to measure\n");
+		return EXIT_NO_PMU;
+	}
+	if (list_events) {
+		printf("cpu: %s\n", ev.set->what);
+		for (int i = 0; i < ev.nr; i++)
+			printf("%s: %s (type %u config 0x%llx)\n",
+			       i == CYCLES ? "cycles" : i == WALK_LOAD ? "walk_load" : "walk_store",
+			       ev.fstr[i], ev.attr[i].type,
+			       (unsigned long long)ev.attr[i].config);
+		return 0;
+	}
+	if (!o.dry_run && access(o.sysfs, F_OK)) {
+		fprintf(stderr, "hawkeye-pmud: %s is missing: not a HawkEye kernel with hawkeye-pmu\n",
+			o.sysfs);
+		return EXIT_NO_HAWKEYE;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	fprintf(stderr, "hawkeye-pmud: %s; every %gs for %gs\n", ev.set->what, o.period, o.window);
+	while (!stop) {
+		struct timespec rest = { (time_t)(o.period - o.window),
+					 (long)((o.period - o.window -
+						 (time_t)(o.period - o.window)) * 1e9) };
+		int ret = measure_once(&ev, &o);
+
+		if (ret >= 0)
+			return ret;
+		if (o.once)
+			return 0;
+		nanosleep(&rest, NULL);
+	}
+	return 0;
+bad:
+	usage(stderr);
+	return EXIT_USAGE;
+}
