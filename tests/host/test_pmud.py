@@ -148,3 +148,44 @@ def test_bad_usage(pmud, args):
     r = run(pmud, *args)
     assert r.returncode == 2
     assert "usage:" in r.stderr
+
+
+def test_measuring_loop_with_software_events(pmud, tmp_path):
+    """The live loop, with software events standing in for the PMU: it
+    counts only processes with regions, all their threads, skips processes
+    that are gone before or exit during the window, and writes
+    "PID OVERHEAD" for the others."""
+    busy = subprocess.Popen(["python3", "-c",
+                             "import time\nt=time.time()+6\n"
+                             "while time.time()<t: bytearray(1<<20)"])
+    short = subprocess.Popen(["sleep", "0.3"])
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    idle = subprocess.Popen(["sleep", "6"])
+    proc = tmp_path / "proc"
+    for p, regions in ((busy.pid, 4), (short.pid, 4), (gone.pid, 4), (idle.pid, 0)):
+        d = proc / str(p)
+        d.mkdir(parents=True)
+        (d / "hawkeye").write_text(f"policy hawkeye-pmu\nregions {regions}\n")
+        (d / "task").symlink_to(f"/proc/{p}/task")
+    sysfs = tmp_path / "measured_overhead"
+    sysfs.write_text("")
+    try:
+        r = run(pmud, "--software", "--once", "-v", "-p", "2", "-w", "1",
+                "--proc", str(proc), "--sysfs", str(sysfs))
+    finally:
+        for p in (busy, short, idle):
+            p.kill()
+            p.wait()
+    if "not permitted" in r.stderr:
+        pytest.skip("perf_event_open is not permitted here")
+    assert r.returncode == 0, r.stderr
+    assert "test mode" in r.stderr
+    seen = {int(line.split()[1]): line for line in r.stdout.splitlines()}
+    assert busy.pid in seen
+    # task-clock (ns) as cycles: about a second of CPU in a 1 s window.
+    assert int(seen[busy.pid].split()[5]) > 10**8
+    assert gone.pid not in seen and idle.pid not in seen
+    # Each write starts at offset 0, as in sysfs: the first line is the last.
+    pid, bp = sysfs.read_text().splitlines()[0].split()
+    assert int(pid) in seen and 0 <= int(bp) <= 10000
