@@ -7,6 +7,11 @@
 #             fragmenter lets go, and promotion has to find the hot regions
 #             (top of the mapping) with a small, equal budget
 #   fairness  three instances of one workload started together, same steps
+#   pmu       (not by default) the paper's Table 9 in miniature: a random
+#             reader (xsbench -f 1.0) and a sequential one (sequential.c),
+#             equal access coverage, run together under hawkeye-g and under
+#             hawkeye-pmu with the same budget; MMU overheads measured by
+#             hawkeye-pmud or, without a PMU (exit status 3), synthetic
 #
 #   bench/promotion.sh [-o OUTFILE] [-b BINDIR] [-w WORKLOADS] [-p POLICIES]
 #                      [-f FAIR_WORKLOADS] [-x EXPERIMENTS]
@@ -14,7 +19,8 @@
 #
 # Policies: none (THP never: base pages only, the baseline), linux
 # (khugepaged) and hawkeye-g (/sys/kernel/mm/hawkeye/promote/policy; when
-# the kernel has no such knob it is recorded as unavailable and skipped).
+# the kernel has no such knob it is recorded as unavailable and skipped);
+# the pmu experiment runs hawkeye-g and hawkeye-pmu (PMU_POLICIES).
 # Settings come from the environment (defaults; QUICK=1 ones in brackets):
 #   MB=512 [128]             footprint of one single-run workload
 #   FAIR_MB=256 [64]         footprint of each fairness instance
@@ -27,13 +33,21 @@
 #   SCAN_PERIOD_MS=10000 [5000], SAMPLE_WINDOW_MS=1000   HawkEye sampling
 #   LEAVE_MB=32              what the fragmenter leaves free while it takes memory
 #   MEM=2G [1G]              guest memory (-V only)
+#   PMU_MB=128 [48]          pmu: footprint of each of the two workloads
+#   PMU_SECONDS=240 [90]     pmu: seconds of a run (hawkeye-g must promote
+#                            both: 2 x PMU_MB / 2 regions at <= 2 a second)
+#   PMU_RANDOM=6000, PMU_SEQUENTIAL=50   pmu: synthetic MMU overheads in
+#                            1/100 % (the paper's Table 9: 60 %, 0.5 %), used
+#                            when hawkeye-pmud finds no PMU
+# The raw output goes to results/raw/promotion.jsonl, or pmu.jsonl for -x pmu
+# alone.
 # QUICK=1 also runs the fairness experiment with xsbench only and without
 # its "none" baseline.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
-out=results/raw/promotion.jsonl bindir=$repo/build/bench
+out='' bindir=$repo/build/bench
 workloads="xsbench graph500" policies="none linux hawkeye-g" experiments="single fairness"
 fair_workloads=
 host_mode='' kernel=''
@@ -60,21 +74,33 @@ if [ -n "${QUICK:-}" ]; then
 	MB=${MB:-128} FAIR_MB=${FAIR_MB:-64} DURATION=${DURATION:-40}
 	FAIR_SECONDS=${FAIR_SECONDS:-20} SCAN_PERIOD_MS=${SCAN_PERIOD_MS:-5000}
 	fair_workloads=${fair_workloads:-xsbench}
+	PMU_MB=${PMU_MB:-48} PMU_SECONDS=${PMU_SECONDS:-90}
 fi
 MB=${MB:-512} FAIR_MB=${FAIR_MB:-256} HOT=${HOT:-0.125} DURATION=${DURATION:-180}
 FAIR_SECONDS=${FAIR_SECONDS:-120} PAGES_TO_SCAN=${PAGES_TO_SCAN:-1024}
 SCAN_SLEEP_MS=${SCAN_SLEEP_MS:-1000} SCAN_PERIOD_MS=${SCAN_PERIOD_MS:-10000}
 SAMPLE_WINDOW_MS=${SAMPLE_WINDOW_MS:-1000} LEAVE_MB=${LEAVE_MB:-32}
 fair_workloads=${fair_workloads:-$workloads}
+PMU_MB=${PMU_MB:-128} PMU_SECONDS=${PMU_SECONDS:-240} PMU_RANDOM=${PMU_RANDOM:-6000}
+PMU_SEQUENTIAL=${PMU_SEQUENTIAL:-50} PMU_POLICIES=${PMU_POLICIES:-hawkeye-g hawkeye-pmu}
+PMUD=${PMUD:-$repo/build/tools/hawkeye-pmud}
+[ "$experiments" = pmu ] && out=${out:-results/raw/pmu.jsonl}
+out=${out:-results/raw/promotion.jsonl}
 
 # Host mode: compile the programs, boot the release kernel once with this
 # script inside, then build the report.
 if [ -n "$host_mode" ]; then
 	cd "$repo"
 	mkdir -p build/bench results/raw
-	for prog in fragment xsbench graph500; do
+	for prog in fragment xsbench graph500 sequential; do
 		cc -O2 -Wall -Wextra -Werror -o "build/bench/$prog" "bench/$prog.c"
 	done
+	# The pmu experiment's daemon (needs libpfm4); without it: synthetic.
+	if [[ " $experiments " == *" pmu "* ]] && ! [ "$PMUD" -nt tools/hawkeye-pmud.c ]; then
+		mkdir -p "$(dirname "$PMUD")"
+		cc -O2 -o "$PMUD" tools/hawkeye-pmud.c -lpfm ||
+			echo "promotion.sh: no hawkeye-pmud (libpfm4?): pmu overheads will be synthetic" >&2
+	fi
 	# QUICK needs less than 1 GiB, and a smaller guest fragments faster.
 	vmargs=(--flavour "${FLAVOUR:-release}" --mem "${MEM:-$([ -n "${QUICK:-}" ] && echo 1G || echo 2G)}"
 		--timeout 7200)
@@ -84,7 +110,9 @@ if [ -n "$host_mode" ]; then
 		HOT="$HOT" DURATION="$DURATION" FAIR_SECONDS="$FAIR_SECONDS" \
 		PAGES_TO_SCAN="$PAGES_TO_SCAN" SCAN_SLEEP_MS="$SCAN_SLEEP_MS" \
 		SCAN_PERIOD_MS="$SCAN_PERIOD_MS" SAMPLE_WINDOW_MS="$SAMPLE_WINDOW_MS" \
-		LEAVE_MB="$LEAVE_MB" bench/promotion.sh -o "$out" -w "$workloads" \
+		LEAVE_MB="$LEAVE_MB" PMU_MB="$PMU_MB" PMU_SECONDS="$PMU_SECONDS" \
+		PMU_RANDOM="$PMU_RANDOM" PMU_SEQUENTIAL="$PMU_SEQUENTIAL" \
+		PMU_POLICIES="$PMU_POLICIES" PMUD="$PMUD" bench/promotion.sh -o "$out" -w "$workloads" \
 		-p "$policies" -f "$fair_workloads" -x "$experiments"
 	# The venv has matplotlib (for the plots); else the system's Python.
 	py=build/venv/bin/python
@@ -95,7 +123,9 @@ if [ -n "$host_mode" ]; then
 fi
 
 [ "$(id -u)" = 0 ] || { echo "promotion.sh: run it as root in the guest (or -V on the host)" >&2; exit 1; }
-for prog in fragment xsbench graph500; do
+progs="fragment xsbench graph500"
+[[ " $experiments " == *" pmu "* ]] && progs+=" sequential"
+for prog in $progs; do
 	[ -x "$bindir/$prog" ] || { echo "promotion.sh: no $bindir/$prog (build it, or use -V)" >&2; exit 1; }
 done
 # The system's Python (a pyenv shim may not work in the guest's read-only view).
@@ -115,7 +145,7 @@ policy_now() { local v; v=$(current $HK/policy); echo "${v:-$(cat $HK/policy)}";
 SAVED=("$THP/enabled" "$THP/defrag" "$KH/pages_to_scan" "$KH/scan_sleep_millisecs"
 	"$KH/alloc_sleep_millisecs" "$KH/defrag" "$VM/compact_unevictable_allowed"
 	"$VM/compaction_proactiveness" "$HK/policy" "$HK/batch" "$HK/sleep_ms"
-	"$HK/scan_period_ms" "$HK/sample_window_ms")
+	"$HK/scan_period_ms" "$HK/sample_window_ms" "$HK/pmu_ttl_ms")
 declare -A orig
 for f in "${SAVED[@]}"; do
 	[ -e "$f" ] || continue
@@ -139,7 +169,8 @@ knobs_json() {
 		"$KH/alloc_sleep_millisecs" "$KH/defrag" "$KH/max_ptes_none" \
 		"$VM/compact_unevictable_allowed" "$VM/compaction_proactiveness" \
 		"$HK/policy" "$HK/batch" "$HK/sleep_ms" "$HK/scan_period_ms" \
-		"$HK/sample_window_ms" "$HK/ema_weight"; do
+		"$HK/sample_window_ms" "$HK/ema_weight" "$HK/pmu_threshold" "$HK/pmu_band" \
+		"$HK/pmu_ttl_ms"; do
 		[ -e "$f" ] || continue
 		v=$(current "$f")
 		v=${v:-$(cat "$f")}
@@ -172,11 +203,11 @@ setup_policy() {
 	linux)
 		echo madvise >$THP/enabled
 		if [ -e $HK/policy ]; then echo linux >$HK/policy; fi ;;
-	hawkeye-g)
+	hawkeye-g | hawkeye-pmu)
 		echo madvise >$THP/enabled
 		[ -e $HK/policy ] || return 1
-		echo hawkeye-g >$HK/policy 2>/dev/null || return 1
-		[ "$(policy_now)" = hawkeye-g ] || return 1 ;;
+		echo "$policy" >$HK/policy 2>/dev/null || return 1
+		[ "$(policy_now)" = "$policy" ] || return 1 ;;
 	*) echo "promotion.sh: unknown policy $policy" >&2; exit 2 ;;
 	esac
 }
@@ -262,6 +293,8 @@ def keyed(path, sep=None):
                 w = line.replace(":", " ").split() if sep else line.split()
                 if len(w) >= 2 and w[1].lstrip("-").isdigit():
                     d[w[0]] = int(w[1])
+                elif len(w) >= 2 and re.fullmatch(r"[0-9.]+%", w[1]):   # 61.25% -> 6125
+                    d[w[0]] = round(float(w[1][:-1]) * 100)
     except OSError:
         return None
     return d
@@ -338,13 +371,52 @@ wait_for() {
 	done
 }
 
+# hawkeye-pmu's MMU overheads for instances PIDS (of WORKLOADS, in order),
+# before they start: hawkeye-pmud --once -n tells whether this machine has
+# a PMU. If it has, sets pmu_source=hawkeye-pmud (the caller starts the
+# daemon with the workloads); if not (exit status 3, or no daemon), writes
+# the synthetic overheads (PMU_SEQUENTIAL for "sequential", PMU_RANDOM for
+# the others), made to last the run, and sets pmu_source=synthetic. An
+# "overhead" line either way.
+pmu_overheads() {
+	local run=$1 pids=($2) ws=($3) rc=none i v sep='' insts=''
+	pmu_source=synthetic
+	if [ -x "$PMUD" ]; then
+		rc=0
+		"$PMUD" --once -n -w 1 -p 2 >/dev/null 2>"$tmp/pmud.err" || rc=$?
+	fi
+	if [ "$rc" = 0 ]; then
+		pmu_source=hawkeye-pmud
+	else
+		echo 3600000 >$HK/pmu_ttl_ms
+	fi
+	for i in "${!pids[@]}"; do
+		v=null
+		if [ $pmu_source = synthetic ]; then
+			v=$PMU_RANDOM
+			[ "${ws[$i]}" = sequential ] && v=$PMU_SEQUENTIAL
+			echo "${pids[$i]} $v" >$HK/measured_overhead ||
+				{ echo "promotion.sh: cannot set pid ${pids[$i]}'s overhead" >&2; v=null; }
+		fi
+		insts+="$sep{\"inst\": $i, \"workload\": \"${ws[$i]}\", \"pid\": ${pids[$i]}, \"overhead_bp\": $v}"
+		sep=", "
+	done
+	printf '{"type": "overhead", "run": %d, "source": "%s", "pmud_status": %s, "pmud_message": "%s", "inst": [%s]}\n' \
+		"$run" $pmu_source "$([ $rc = none ] && echo null || echo $rc)" \
+		"$(head -c 300 "$tmp/pmud.err" 2>/dev/null | tr -d '"\\' | tr '\n\t' '  ')" "$insts" >>"$out"
+	echo "promotion.sh:   MMU overheads: $pmu_source (hawkeye-pmud exit status $rc)" >&2
+}
+
 run_id=0
 # run EXPERIMENT WORKLOAD POLICY INSTANCES MB [WORKLOAD ARGS...]: one run,
 # fragmented start; appends its lines to $out. Returns 1 if the policy is
-# unavailable.
+# unavailable. WORKLOAD may be a list "a+b": instance i runs the i-th (the
+# last one for the rest).
 run() {
-	local exp=$1 w=$2 policy=$3 n=$4 mb=$5 i fpid spid
+	local exp=$1 w=$2 policy=$3 n=$4 mb=$5 i fpid spid hot=$HOT ws wi dpid='' pmu_source=''
 	shift 5
+	IFS=+ read -ra ws <<<"$w"
+	[ "$exp" = pmu ] && hot=1.0
 	run_id=$((run_id + 1))
 	if ! setup_policy "$policy"; then
 		printf '{"type": "unavailable", "run": %d, "experiment": "%s", "workload": "%s", "policy": "%s"}\n' \
@@ -354,13 +426,13 @@ run() {
 	fi
 	echo "promotion.sh: [$run_id] $exp $w x$n, policy $policy, ${mb} MB, args: $*" >&2
 	printf '{"type": "run", "run": %d, "experiment": "%s", "workload": "%s", "policy": "%s", "instances": %d, "mb": %d, "hot_fraction": %s, "args": "%s", "budget": {"pages_to_scan": %d, "scan_sleep_ms": %d, "batch": %d, "sleep_ms": %d, "scan_period_ms": %d, "sample_window_ms": %d}, "knobs": {%s}}\n' \
-		$run_id "$exp" "$w" "$policy" "$n" "$mb" "$HOT" "$*" "$PAGES_TO_SCAN" "$SCAN_SLEEP_MS" \
+		$run_id "$exp" "$w" "$policy" "$n" "$mb" "$hot" "$*" "$PAGES_TO_SCAN" "$SCAN_SLEEP_MS" \
 		$((PAGES_TO_SCAN / 512)) "$SCAN_SLEEP_MS" "$SCAN_PERIOD_MS" "$SAMPLE_WINDOW_MS" \
 		"$(knobs_json)" >>"$out"
 	sync
 	echo 3 >$VM/drop_caches
 	echo 1 >$VM/compact_memory
-	rm -f "$tmp"/*.out "$tmp/frag.pid"
+	rm -f "$tmp"/*.out "$tmp/frag.pid" "$tmp/pmud.err"
 	# Fragmented free memory: what the workloads need and 64 MB more.
 	"$bindir/fragment" -l "$LEAVE_MB" -f $((mb * n + 64)) -p "$tmp/frag.pid" >"$tmp/frag.out" &
 	fpid=$!
@@ -368,23 +440,39 @@ run() {
 	wait_for "$tmp/frag.pid" . 300
 	local pids=() specs=()
 	for ((i = 0; i < n; i++)); do
-		"$bindir/$w" -m "$mb" -f "$HOT" -w -s $((42 + i)) -l "$w-$i" "$@" >"$tmp/$w-$i.out" &
+		wi=${ws[$((i < ${#ws[@]} ? i : ${#ws[@]} - 1))]}
+		"$bindir/$wi" -m "$mb" -f "$hot" -w -s $((42 + i)) -l "$wi-$i" "$@" >"$tmp/$wi-$i.out" &
 		pids+=($!)
-		specs+=("$i:$!:$tmp/$w-$i.out:$w")
+		specs+=("$i:$!:$tmp/$wi-$i.out:$wi")
 	done
 	bg_pids+=("${pids[@]}")
 	"$PY" "$tmp/sampler.py" "$out" $run_id 1 "${specs[@]}" &
 	spid=$!
 	bg_pids+=("$spid")
 	for ((i = 0; i < n; i++)); do
-		wait_for "$tmp/$w-$i.out" ' ready ' 600
+		wait_for "$tmp/${specs[$i]##*:}-$i.out" ' ready ' 600
 	done
+	# The sampler is running (Python can take long to start in a busy
+	# guest): the samples cover t = 0.
+	wait_for "$out" "\"type\": \"sample\", \"run\": $run_id," 300 || true
+	if [ "$policy" = hawkeye-pmu ]; then
+		pmu_overheads $run_id "${pids[*]}" "$(for s in "${specs[@]}"; do printf '%s ' "${s##*:}"; done)"
+	fi
 	kill -TERM "$fpid"
 	wait "$fpid"
 	kill -USR1 "${pids[@]}"
+	if [ "$pmu_source" = hawkeye-pmud ]; then	# a PMU: the daemon measures while they run
+		"$PMUD" -p 5 -w 1 2>>"$tmp/pmud.err" &
+		dpid=$!
+		bg_pids+=("$dpid")
+	fi
 	for i in "${pids[@]}"; do
 		wait "$i" || echo "promotion.sh: a $w instance failed (exit $?)" >&2
 	done
+	if [ -n "$dpid" ]; then
+		kill -TERM "$dpid"
+		wait "$dpid" || true
+	fi
 	kill -TERM "$spid"
 	wait "$spid"
 	bg_pids=()
@@ -439,6 +527,11 @@ if [[ " $experiments " == *" fairness "* ]]; then
 				run fairness "$w" "$p" 3 "$FAIR_MB" -d "$FAIR_SECONDS" || true
 			fi
 		done
+	done
+fi
+if [[ " $experiments " == *" pmu "* ]]; then
+	for p in $PMU_POLICIES; do
+		run pmu xsbench+sequential "$p" 2 "$PMU_MB" -d "$PMU_SECONDS" || true
 	done
 fi
 echo "promotion.sh: wrote $out" >&2

@@ -1,17 +1,21 @@
 #!/usr/bin/env python3
 """Summarise bench/promotion.sh output: huge page promotion of hot regions
-(paper Figures 5 and 6) and fairness between three instances (Table 5,
-Figure 7).
+(paper Figures 5 and 6), fairness between three instances (Table 5,
+Figure 7) and hawkeye-g vs hawkeye-pmu (Table 9).
 
   bench/promotion_report.py [INPUT.jsonl] [-o results/promotion.json]
                             [--fairness-output results/fairness.json]
+                            [--pmu-output results/pmu.json]
                             [--plots DIR | --no-plots]
 
-Prints the figures, writes the two JSON summaries and, with matplotlib,
-promotion.png (hot-set coverage over time) and fairness.png (huge pages per
-instance over time) into DIR (default: the directory of -o). What each
-figure means is in bench/README.md. Every function but main() and the
-plotting is pure.
+Prints the figures, writes the JSON summaries and, with matplotlib,
+promotion.png (hot-set coverage over time), fairness.png (huge pages per
+instance over time) and pmu.png (huge pages of the random and the
+sequential workload over time, per policy) into DIR (default: the
+directory of -o). promotion.json and fairness.json are written when the
+input has single or fairness runs, pmu.json when it has pmu runs. What
+each figure means is in bench/README.md. Every function but main() and
+the plotting is pure.
 """
 import argparse
 import json
@@ -25,8 +29,12 @@ GOAL_SPEEDUP_T90 = 5.0     # linux / hawkeye-g time to 90 %
 HPAGE_KB = 2048
 # The /proc/vmstat counter that counts a policy's promotions.
 PROMOTION_COUNTER = {"linux": "thp_collapse_alloc", "none": "thp_collapse_alloc",
-                     "hawkeye-g": "hawkeye_promote_success"}
-POLICY_ORDER = ["none", "linux", "hawkeye-g"]
+                     "hawkeye-g": "hawkeye_promote_success",
+                     "hawkeye-pmu": "hawkeye_promote_success"}
+POLICY_ORDER = ["none", "linux", "hawkeye-g", "hawkeye-pmu"]
+PMU_EXPECTED_RATIO = 2.0   # hawkeye-g / hawkeye-pmu time to promote the random one
+TCG_NOTE = ("TCG does not model the TLB: throughput differences between the policies "
+            "are QEMU's software page walks, not the hardware's MMU overhead")
 
 
 class ReportError(Exception):
@@ -37,9 +45,9 @@ def parse_lines(lines):
     """Group the JSON lines by kind and run:
     {"env", "runs": {id: run}, "unavailable": [..], "samples": {id: [..]},
      "progress": {id: {inst: [..]}}, "instances": {id: {inst: ..}},
-     "fragment": {id: ..}, "release": {id: ..}}."""
+     "fragment": {id: ..}, "release": {id: ..}, "overhead": {id: ..}}."""
     d = {"env": {}, "runs": {}, "unavailable": [], "samples": {}, "progress": {},
-         "instances": {}, "fragment": {}, "release": {}}
+         "instances": {}, "fragment": {}, "release": {}, "overhead": {}}
     for n, line in enumerate(lines, 1):
         line = line.strip()
         if not line:
@@ -65,6 +73,8 @@ def parse_lines(lines):
             d["fragment"][run] = o
         elif kind == "fragment_release":
             d["release"][run] = o
+        elif kind == "overhead":
+            d["overhead"][run] = o
         else:
             raise ReportError(f"line {n}: unknown type {kind!r}")
     if not d["runs"]:
@@ -91,12 +101,14 @@ def start_mono(inst, progress=()):
 
 def series(samples, inst_no, t0, counter):
     """Per sample of one instance: t, hot_huge, hot_regions, huge, anon_huge_kb,
-    and promotions (COUNTER's increase since the run's first sample)."""
+    and promotions (COUNTER's increase since the run's first sample). A
+    sample that finds none of its mapping present is of the exiting process
+    (its memory already unmapped): left out."""
     out = []
     base = samples[0]["vmstat"].get(counter) if samples else None
     for s in samples:
         for i in s["inst"]:
-            if i["inst"] != inst_no:
+            if i["inst"] != inst_no or not i["huge_map"].strip("-"):
                 continue
             c = s["vmstat"].get(counter)
             out.append({"t": round(s["mono"] - t0, 3), "hot_huge": i["hot_huge"],
@@ -315,6 +327,142 @@ def summarize_fairness(d):
     return out
 
 
+def huge_at(ser, t):
+    """Huge pages of the last point of SER at or before T (None before any)."""
+    h = None
+    for p in ser:
+        if p["t"] > t:
+            break
+        h = p["huge"]
+    return h
+
+
+def overhead_info(d, run_id, insts):
+    """Where a pmu run's MMU overheads came from, and each instance's last
+    measured overhead (1/100 %) as /proc/PID/hawkeye showed it."""
+    o = d["overhead"].get(run_id)
+    if o is None:
+        return {"source": None}, {}
+    given = {i["inst"]: i.get("overhead_bp") for i in o.get("inst", [])}
+    seen = {}
+    for r in insts:
+        for p in r["series"]:
+            m = (p.get("hawkeye") or {}).get("measured_overhead")
+            if m is not None:
+                seen[r["inst"]] = m
+    info = {"source": o.get("source"), "synthetic": o.get("source") == "synthetic",
+            "pmud_status": o.get("pmud_status"), "pmud_message": o.get("pmud_message")}
+    return info, {i: seen.get(i, given.get(i)) for i in set(given) | set(seen)}
+
+
+def summarize_pmu(d):
+    """hawkeye-g vs hawkeye-pmu, a random and a sequential workload run
+    together: per policy and workload the huge pages over time, the time
+    until the random one is fully (and 90 %) promoted, huge pages that went
+    to the sequential one (by then and in all), throughput; and the ratios
+    between the policies. {} without pmu runs."""
+    out = {}
+    for pair, pol in runs_of(d, "pmu").items():
+        wres = {"policies": {}}
+        for p in _sorted_policies(pol):
+            rid = pol[p]
+            insts = analyse_run(d, rid)
+            if not insts:
+                continue
+            info, measured = overhead_info(d, rid, insts)
+            workload = {r["inst"]: d["instances"][rid][r["inst"]].get("workload") for r in insts}
+            seq = [r for r in insts if workload[r["inst"]] == "sequential"]
+            rnd = [r for r in insts if workload[r["inst"]] != "sequential"]
+            if not seq or not rnd:
+                continue
+            seq, rnd = seq[0], rnd[0]
+            full = time_to_coverage(rnd["series"], goal=1.0)
+            t_end = max(r["series"][-1]["t"] for r in insts if r["series"])
+            per = {}
+            for role, r in (("random", rnd), ("sequential", seq)):
+                per[role] = {
+                    "inst": r["inst"], "workload": workload[r["inst"]],
+                    "regions": r["regions"], "seconds": r["seconds"], "work": r["work"],
+                    "unit": r["unit"], "rate": r["rate"], "t90": r["t90"],
+                    "t_full": (time_to_coverage(r["series"], goal=1.0) or {}).get("t"),
+                    "final_huge": r["final_huge"],
+                    "measured_overhead_bp": measured.get(r["inst"]),
+                    "hawkeye_final": r["hawkeye_final"],
+                    "series": [[p_["t"], p_["huge"]] for p_ in r["series"]],
+                }
+            wres["policies"][p] = {
+                "run": rid, "overhead": info, **per,
+                "random_t_full": full["t"] if full else None,
+                "random_t90": rnd["t90"],
+                # Huge pages the sequential one got while the random one
+                # still waited for some: the budget hawkeye-pmu saves.
+                "sequential_huge_by_random_full": huge_at(seq["series"],
+                                                          full["t"] if full else t_end),
+                "sequential_huge_final": seq["final_huge"],
+                "promotions_total": rnd["promotions_total"],
+            }
+        g, m = wres["policies"].get("hawkeye-g"), wres["policies"].get("hawkeye-pmu")
+        cmp_ = {"t_full_g_over_pmu": None, "lower_bound": False,
+                "expected_t_full_ratio": PMU_EXPECTED_RATIO}
+        if g and m and m["random_t_full"]:
+            if g["random_t_full"] is not None:
+                cmp_["t_full_g_over_pmu"] = g["random_t_full"] / m["random_t_full"]
+            elif g["random"]["seconds"]:
+                # hawkeye-g never got there: its run time is a lower bound.
+                cmp_["t_full_g_over_pmu"] = g["random"]["seconds"] / m["random_t_full"]
+                cmp_["lower_bound"] = True
+        if g and m:
+            cmp_["t90_g_over_pmu"] = ratio(g["random_t90"], m["random_t90"])
+            for role in ("random", "sequential"):
+                cmp_[f"{role}_rate_pmu_over_g"] = ratio(m[role]["rate"], g[role]["rate"])
+        wres["comparison"] = cmp_
+        wres["note"] = TCG_NOTE
+        out[pair] = wres
+    return out
+
+
+def format_pmu(summary, step=10):
+    out = ["HawkEye-PMU vs HawkEye-G: a random and a sequential workload together "
+           "(t = seconds after the fragmenter let go)"]
+    for pair, wr in summary.items():
+        for p, r in wr["policies"].items():
+            o, pct = r["overhead"], lambda bp: "-" if bp is None else f"{bp / 100:.2f} %"
+            if o.get("source") == "synthetic":
+                src = (f"MMU overheads SYNTHETIC (hawkeye-pmud exit status "
+                       f"{fmt(o['pmud_status'], 'd', 'none: no daemon')}, no PMU)")
+            elif o.get("source"):
+                src = "MMU overheads measured by hawkeye-pmud"
+            else:
+                src = "access coverage only, no MMU overheads"
+            if o.get("source"):
+                src += ": " + ", ".join(f"{role} {pct(r[role]['measured_overhead_bp'])}"
+                                        for role in ("random", "sequential"))
+            out.append(f"  {p}: {src}")
+            out.append(f"    random ({r['random']['workload']}, {r['random']['regions']} regions) "
+                       f"fully huge at t={fmt(r['random_t_full'])} s, 90 % at "
+                       f"t={fmt(r['random_t90'])} s; huge pages wasted on the sequential "
+                       f"one by then: {fmt(r['sequential_huge_by_random_full'], 'd')}, in all "
+                       f"{fmt(r['sequential_huge_final'], 'd')} of {r['sequential']['regions']}")
+            for role in ("random", "sequential"):
+                x = r[role]
+                pts = [{"t": q[0], "huge": q[1]} for q in x["series"]]
+                ts = range(0, int(max((q["t"] for q in pts), default=0)) + 1, step)
+                hs = " ".join(f"{fmt(huge_at(pts, t), 'd'):>3s}" for t in ts)
+                out.append(f"    {role:10s} {fmt(x['rate'], ',.0f'):>10s} {x['unit'] or ''}/s; "
+                           f"huge pages at t=0,{step},..: {hs}")
+        c = wr["comparison"]
+        if c["t_full_g_over_pmu"] is not None:
+            sign = ">=" if c["lower_bound"] else "="
+            out.append(f"  random fully huge: hawkeye-g / hawkeye-pmu {sign} "
+                       f"x{c['t_full_g_over_pmu']:.2f} (expected about x{PMU_EXPECTED_RATIO:g})")
+        for role in ("random", "sequential"):
+            if c.get(f"{role}_rate_pmu_over_g") is not None:
+                out.append(f"  {role} throughput hawkeye-pmu / hawkeye-g: "
+                           f"x{c[f'{role}_rate_pmu_over_g']:.3f}")
+        out.append(f"  Note: {wr['note']}.")
+    return "\n".join(out)
+
+
 def environment(d):
     env = dict(d["env"])
     budgets = {json.dumps(r.get("budget"), sort_keys=True) for r in d["runs"].values()}
@@ -410,6 +558,40 @@ def plot(single, fairness, outdir):
     return paths
 
 
+def plot_pmu(pmu, outdir):
+    """pmu.png: huge pages of each workload over time, one panel per policy;
+    returns the paths written ([] without matplotlib or pmu runs)."""
+    rows = [(pair, p, r) for pair, wr in pmu.items() for p, r in wr["policies"].items()]
+    if not rows:
+        return []
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("promotion_report: no matplotlib: no plots", file=sys.stderr)
+        return []
+    fig, axes = plt.subplots(1, len(rows), figsize=(5.5 * len(rows), 4), squeeze=False,
+                             sharex=True, sharey=True)
+    for ax, (pair, p, r) in zip(axes[0], rows):
+        for role, style in (("random", "-"), ("sequential", "--")):
+            x = r[role]
+            ax.plot([q[0] for q in x["series"]], [q[1] for q in x["series"]], style,
+                    label=f"{role} ({x['workload']}, {x['regions']} regions)")
+        if r["random_t_full"] is not None:
+            ax.axvline(r["random_t_full"], color="grey", lw=0.5)
+        src = r["overhead"].get("source")
+        title = p + (" (synthetic MMU overheads)" if src == "synthetic" else
+                     " (measured MMU overheads)" if src else "")
+        ax.set(title=title, xlabel="seconds after release", ylabel="huge pages")
+        ax.legend(fontsize="small", loc="center right")
+    fig.tight_layout()
+    path = os.path.join(outdir, "pmu.png")
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return [path]
+
+
 def write_json(path, obj):
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w") as f:
@@ -423,6 +605,7 @@ def main(argv):
     p.add_argument("input", nargs="?", default=os.path.join(REPO, "results/raw/promotion.jsonl"))
     p.add_argument("-o", "--output", default=os.path.join(REPO, "results/promotion.json"))
     p.add_argument("--fairness-output", help="default: fairness.json next to -o")
+    p.add_argument("--pmu-output", help="default: pmu.json next to -o")
     p.add_argument("--plots", help="directory for the PNGs (default: that of -o)")
     p.add_argument("--no-plots", action="store_true")
     a = p.parse_args(argv)
@@ -433,19 +616,28 @@ def main(argv):
         print(f"promotion_report: {e}", file=sys.stderr)
         return 1
     env = environment(d)
-    single, fair = summarize_single(d), summarize_fairness(d)
+    single, fair, pmu = summarize_single(d), summarize_fairness(d), summarize_pmu(d)
     if env["unavailable"]:
         print(f"unavailable on this kernel: {', '.join(env['unavailable'])}")
     if single:
         print(format_single(single))
     if fair:
         print(format_fairness(fair))
+    if pmu:
+        print(format_pmu(pmu))
     outdir = os.path.dirname(os.path.abspath(a.output))
-    write_json(a.output, {"benchmark": "promotion", "environment": env, "workloads": single})
-    write_json(a.fairness_output or os.path.join(outdir, "fairness.json"),
-               {"benchmark": "fairness", "environment": env, "workloads": fair})
+    # An input of pmu runs only leaves promotion.json and fairness.json alone.
+    others = any(r.get("experiment") != "pmu" for r in d["runs"].values())
+    if others:
+        write_json(a.output, {"benchmark": "promotion", "environment": env, "workloads": single})
+        write_json(a.fairness_output or os.path.join(outdir, "fairness.json"),
+                   {"benchmark": "fairness", "environment": env, "workloads": fair})
+    if pmu:
+        write_json(a.pmu_output or os.path.join(outdir, "pmu.json"),
+                   {"benchmark": "pmu", "environment": env, "note": TCG_NOTE, "workloads": pmu})
     if not a.no_plots:
-        for path in plot(single, fair, a.plots or outdir):
+        paths = plot(single, fair, a.plots or outdir) if others else []
+        for path in paths + plot_pmu(pmu, a.plots or outdir):
             print(f"wrote {path}", file=sys.stderr)
     return 0
 

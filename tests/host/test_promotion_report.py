@@ -105,6 +105,13 @@ def test_series_times_and_promotions(data):
     assert ser[5]["promotions"] == 4 and ser[5]["huge"] == 4 and ser[5]["hot_huge"] == 0
 
 
+def test_series_leaves_out_exiting_process(data):
+    # the last sample found the process's mapping gone (exiting): not a point
+    lines = LINES + [sample(2, 10.5, {"thp_collapse_alloc": 60}, inst_sample(0, "-" * REGIONS))]
+    ser = report.series(report.parse_lines(lines)["samples"][2], 0, T0, "thp_collapse_alloc")
+    assert ser[-1]["t"] == 10 and ser[-1]["huge"] == 10
+
+
 def test_time_to_coverage():
     mk = lambda t, h: {"t": t, "hot_huge": h, "hot_regions": 10}  # noqa: E731
     ser = [mk(-1, 10), mk(0, 0), mk(1, 8), mk(2, 9), mk(3, 10)]
@@ -265,3 +272,133 @@ def test_plots(tmp_path):
     paths = report.plot(report.summarize_single(d), report.summarize_fairness(d), str(tmp_path))
     assert [os.path.basename(p) for p in paths] == ["promotion.png", "fairness.png"]
     assert all(os.path.getsize(p) > 1000 for p in paths)
+
+
+# The pmu experiment: xsbench -f 1.0 (instance 0, all 10 regions hot) and
+# sequential (instance 1) run together. hawkeye-g serves both in turns, one
+# region each a second: xsbench is fully huge at t=10, when the sequential
+# one has 10 too. hawkeye-pmu (synthetic overheads 60 % and 0.5 %) gives
+# all of the budget, two a second, to xsbench: fully huge at t=5.
+def pmu_sample(run, t, counter, huge_random, huge_seq, measured=None):
+    insts = []
+    for inst, h in ((0, huge_random), (1, huge_seq)):
+        hm = "H" * h + "4" * (REGIONS - h)
+        d = {"inst": inst, "huge_map": hm, "huge": h, "hot_huge": h, "hot_regions": REGIONS,
+             "anon_huge_kb": 2048 * h, "rss_kb": 20480}
+        if measured:
+            d["hawkeye"] = {"regions": REGIONS - h, "measured_overhead": measured[inst]}
+        insts.append(d)
+    return sample(run, t, {"hawkeye_promote_success": counter}, *insts)
+
+
+def pmu_instance(run, inst, workload, unit, work):
+    return line(type="instance", run=run, inst=inst, workload=workload, pid=200 + inst,
+                map_start=0x200000, map_end=0x200000 * 11, hot_start=0x200000,
+                regions=REGIONS, hot_regions=REGIONS, hot={}, init_seconds=0.5,
+                start_mono=T0, seconds=12.0, unit=unit, work=work)
+
+
+def pmu_lines(g_full=True):
+    out = [run_line(20, "hawkeye-g", "pmu", "xsbench+sequential", 2),
+           run_line(21, "hawkeye-pmu", "pmu", "xsbench+sequential", 2),
+           line(type="overhead", run=21, source="synthetic", pmud_status=3,
+                pmud_message="hawkeye-pmud: no hardware PMU on this machine",
+                inst=[{"inst": 0, "workload": "xsbench", "pid": 200, "overhead_bp": 6000},
+                      {"inst": 1, "workload": "sequential", "pid": 201, "overhead_bp": 50}])]
+    for t in range(-1, 13):
+        k = max(0, t)
+        rnd = min(REGIONS, k) if g_full else min(REGIONS - 1, k)
+        out.append(pmu_sample(20, t, 100 + rnd + min(REGIONS, k), rnd, min(REGIONS, k)))
+        out.append(pmu_sample(21, t, 100 + min(REGIONS, 2 * k), min(REGIONS, 2 * k), 0,
+                              measured={0: 6000, 1: 50}))
+    out += [pmu_instance(20, 0, "xsbench", "lookups", 1200),
+            pmu_instance(20, 1, "sequential", "mib", 2400),
+            pmu_instance(21, 0, "xsbench", "lookups", 1500),
+            pmu_instance(21, 1, "sequential", "mib", 2400)]
+    return out
+
+
+def test_huge_at():
+    ser = [{"t": -1, "huge": 0}, {"t": 0, "huge": 1}, {"t": 2, "huge": 4}]
+    assert report.huge_at(ser, -2) is None
+    assert report.huge_at(ser, 1.5) == 1
+    assert report.huge_at(ser, 9) == 4
+
+
+def test_pmu_summary():
+    d = report.parse_lines(LINES[:1] + pmu_lines())
+    assert d["overhead"][21]["source"] == "synthetic"
+    s = report.summarize_pmu(d)["xsbench+sequential"]
+    g, m = s["policies"]["hawkeye-g"], s["policies"]["hawkeye-pmu"]
+    assert list(s["policies"]) == ["hawkeye-g", "hawkeye-pmu"]
+    assert g["random_t_full"] == 10 and g["random_t90"] == 9
+    assert m["random_t_full"] == 5 and m["random_t90"] == 5
+    # the budget hawkeye-g spent on the sequential one
+    assert g["sequential_huge_by_random_full"] == 10 and g["sequential_huge_final"] == 10
+    assert m["sequential_huge_by_random_full"] == 0 and m["sequential_huge_final"] == 0
+    assert m["sequential"]["t_full"] is None and g["sequential"]["t_full"] == 10
+    assert g["promotions_total"] == 20 and m["promotions_total"] == 10
+    assert m["overhead"]["synthetic"] is True and m["overhead"]["pmud_status"] == 3
+    assert m["random"]["measured_overhead_bp"] == 6000
+    assert m["sequential"]["measured_overhead_bp"] == 50
+    assert g["overhead"] == {"source": None} and g["random"]["measured_overhead_bp"] is None
+    assert m["random"]["workload"] == "xsbench" and m["sequential"]["unit"] == "mib"
+    assert m["random"]["rate"] == pytest.approx(125.0)
+    assert m["random"]["series"][1] == [0, 0] and m["random"]["series"][-1] == [12, 10]
+    c = s["comparison"]
+    assert c["t_full_g_over_pmu"] == pytest.approx(2.0) and not c["lower_bound"]
+    assert c["t90_g_over_pmu"] == pytest.approx(9 / 5)
+    assert c["random_rate_pmu_over_g"] == pytest.approx(1.25)
+    assert c["sequential_rate_pmu_over_g"] == pytest.approx(1.0)
+    assert "TCG does not model the TLB" in s["note"]
+    # no pmu runs: nothing
+    assert report.summarize_pmu(report.parse_lines(LINES)) == {}
+
+
+def test_pmu_lower_bound_when_g_never_full():
+    d = report.parse_lines(LINES[:1] + pmu_lines(g_full=False))
+    s = report.summarize_pmu(d)["xsbench+sequential"]
+    g = s["policies"]["hawkeye-g"]
+    assert g["random_t_full"] is None
+    # by the end of the run (t=12) the sequential one had all 10
+    assert g["sequential_huge_by_random_full"] == 10
+    assert s["comparison"]["lower_bound"] is True
+    assert s["comparison"]["t_full_g_over_pmu"] == pytest.approx(12 / 5)
+
+
+def test_pmu_text():
+    text = report.format_pmu(report.summarize_pmu(report.parse_lines(LINES[:1] + pmu_lines())),
+                             step=5)
+    assert "hawkeye-pmu: MMU overheads SYNTHETIC (hawkeye-pmud exit status 3" in text
+    assert "random 60.00 %, sequential 0.50 %" in text
+    assert "fully huge at t=5.0 s" in text and "fully huge at t=10.0 s" in text
+    assert "huge pages at t=0,5,..:   0  10  10" in text   # pmu's random one
+    assert "hawkeye-g / hawkeye-pmu = x2.00" in text
+    assert "TCG does not model the TLB" in text
+
+
+def test_main_pmu_only(tmp_path, capsys):
+    raw = tmp_path / "pmu.jsonl"
+    raw.write_text("\n".join(LINES[:1] + pmu_lines()) + "\n")
+    out = tmp_path / "promotion.json"
+    assert report.main([str(raw), "-o", str(out), "--no-plots"]) == 0
+    assert "HawkEye-PMU vs HawkEye-G" in capsys.readouterr().out
+    # pmu runs only: the other summaries are left alone
+    assert not out.exists() and not (tmp_path / "fairness.json").exists()
+    data = json.loads((tmp_path / "pmu.json").read_text())
+    assert data["benchmark"] == "pmu" and "TLB" in data["note"]
+    pol = data["workloads"]["xsbench+sequential"]["policies"]
+    assert pol["hawkeye-pmu"]["random_t_full"] == 5
+    # with single runs too, all three are written
+    raw.write_text("\n".join(LINES + pmu_lines()) + "\n")
+    assert report.main([str(raw), "-o", str(out), "--no-plots"]) == 0
+    assert out.exists() and (tmp_path / "fairness.json").exists()
+
+
+def test_plot_pmu(tmp_path):
+    pytest.importorskip("matplotlib")
+    pmu = report.summarize_pmu(report.parse_lines(LINES[:1] + pmu_lines()))
+    paths = report.plot_pmu(pmu, str(tmp_path))
+    assert [os.path.basename(p) for p in paths] == ["pmu.png"]
+    assert os.path.getsize(paths[0]) > 1000
+    assert report.plot_pmu({}, str(tmp_path)) == []
