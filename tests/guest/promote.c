@@ -431,7 +431,8 @@ TEST_F_TIMEOUT(promote, hawkeye_g_promotes_hot_regions_first, 240)
 		if (!a || !strstr(a, want))
 			continue;
 		a = strstr(a, "addr=");
-		if (!a || sscanf(a, "addr=%lx bucket=%*u ema=%*u result=%d", &addr, &result) != 2)
+		if (!a || sscanf(a, "addr=%lx bucket=%*u ema=%*u measured=%*d result=%d",
+				 &addr, &result) != 2)
 			continue;
 		if (result)
 			continue;
