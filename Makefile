@@ -1,5 +1,5 @@
 # hawkeye: the two commands are `make demo` and `make test`; see README.md.
-.PHONY: demo test test-host kernel kernel-tree kernel-export checkpatch clean help
+.PHONY: demo test test-host kernel deb kernel-tree kernel-export checkpatch clean help
 
 demo:
 	scripts/setup-host
@@ -14,6 +14,9 @@ test-host:
 kernel:
 	scripts/build-kernel --flavour debug
 	scripts/build-kernel --flavour release
+
+deb:
+	scripts/build-deb
 
 kernel-tree:
 	scripts/kernel-tree

@@ -1,0 +1,317 @@
+"""bench/report.py: REPORT.md from small fake result files."""
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
+import report  # noqa: E402
+
+
+def metrics(faults, avg_us, total_s, prezeroed=0):
+    def m(v):
+        return {"mean": v, "min": v, "max": v, "stdev": 0.0, "n": 2}
+
+    return {
+        "faults": m(faults),
+        "avg_fault_us": m(avg_us),
+        "fault_time_us": m(faults * avg_us),
+        "sys_us": m(total_s * 0.9e6),
+        "total_us": m(total_s * 1e6),
+        "thp_fault_alloc": m(0),
+        "prezeroed": m(prezeroed),
+    }
+
+
+TABLE1 = {
+    "benchmark": "table1",
+    "environment": {
+        "kernel": "6.12.117-hawkeye",
+        "flavour": "release",
+        "mib": 64,
+        "reps": {"Linux-4KB": 2},
+        "thp_enabled_boot": "madvise",
+        "mem_total_kb": 2097152,
+        "cpus": 2,
+    },
+    "configs": [
+        {"label": "Linux-4KB", "metrics": metrics(16384, 20.0, 0.40)},
+        {"label": "Linux-2MB", "metrics": metrics(32, 4000.0, 0.16)},
+        {"label": "HawkEye-4KB", "metrics": metrics(16384, 10.0, 0.20, 16384)},
+        {"label": "HawkEye-2MB", "metrics": metrics(32, 200.0, 0.02, 32)},
+        {"label": "Ingens-90%", "metrics": metrics(16384, 21.0, 0.45)},
+    ],
+}
+
+BLOAT = {
+    "env": {
+        "kernel": "6.12.117-hawkeye",
+        "mem_total_kb": 2097152,
+        "swap_total_kb": 1048576,
+        "keys": 1000,
+        "value_size": 4090,
+        "data_pct": 65,
+        "del_pct": 70,
+        "redis": "7.0.15",
+    },
+    "configs": {
+        "Linux-4KB": {
+            "memory_no_pressure_kb": 400000,
+            "memory_under_pressure_kb": 1000000,
+            "throughput_no_pressure": 10000,
+            "throughput_under_pressure": 10000,
+            "max_server_swap_kb": 0,
+            "oom_kills": 0,
+            "thp_split": 0,
+        },
+        "Linux-2MB": {
+            "memory_no_pressure_kb": 1000000,
+            "memory_under_pressure_kb": 1500000,
+            "throughput_no_pressure": 11000,
+            "throughput_under_pressure": 8000,
+            "max_server_swap_kb": 100000,
+            "oom_kills": 0,
+            "thp_split": 0,
+        },
+        "HawkEye": {
+            "memory_no_pressure_kb": 1000000,
+            "memory_under_pressure_kb": 1050000,
+            "throughput_no_pressure": 10900,
+            "throughput_under_pressure": 10500,
+            "max_server_swap_kb": 0,
+            "oom_kills": 0,
+            "thp_split": 300,
+        },
+    },
+}
+
+
+def pol(speedup, t90, saved, promos=64):
+    return {
+        "speedup": speedup,
+        "t90": t90,
+        "promotions_to_90": 8 if t90 else None,
+        "promotions_total": promos,
+        "time_saved_per_promotion_ms": saved,
+    }
+
+
+PROMOTION = {
+    "environment": {
+        "kernel": "6.12.117-hawkeye",
+        "mb": 128,
+        "hot_fraction": 0.125,
+        "duration": 40,
+        "boot": {"hawkeye/promote/policy": "linux", "hawkeye/promote/batch": 8},
+    },
+    "workloads": {
+        "xsbench": {
+            "policies": {
+                "none": pol(1.0, None, None, 0),
+                "linux": pol(1.5, 30.0, 100.0),
+                "hawkeye-g": pol(1.8, 5.0, 400.0),
+            },
+            "comparison": {"t90_linux_over_hawkeye_g": 6.0},
+        }
+    },
+}
+
+FAIRNESS = {
+    "environment": {"kernel": "6.12.117-hawkeye", "fair_mb": 64},
+    "workloads": {
+        "xsbench": {
+            "policies": {
+                "linux": {
+                    "mean_seconds": 10.0,
+                    "completion_spread_s": 2.0,
+                    "max_huge_difference": 16,
+                    "instances": [{"seconds": 9.0, "final_huge": 16}, {"seconds": 11.0, "final_huge": 0}],
+                },
+                "hawkeye-g": {
+                    "mean_seconds": 9.0,
+                    "completion_spread_s": 0.5,
+                    "max_huge_difference": 2,
+                    "instances": [{"seconds": 9.0, "final_huge": 8}, {"seconds": 9.0, "final_huge": 8}],
+                },
+            }
+        }
+    },
+}
+
+PREZERO = {
+    "env": {"kernel": "6.12.117-hawkeye", "mem_total_kb": 2097152, "cpus": 2},
+    "bandwidth": [
+        {"nontemporal": 1, "mb": 900.0, "mb_per_s": 600.0},
+        {"nontemporal": 0, "mb": 900.0, "mb_per_s": 300.0},
+    ],
+    "rate": [{"knob_pages_per_s": 10000, "observed_pages_per_s": 9900.0}],
+    "spinup": {
+        "jvm": {"mean": {"Linux-2MB": 6.0, "HawkEye-2MB": 2.0}, "speedup": 3.0},
+        "hashinsert": {"mean": {"Linux-2MB": 3.2, "HawkEye-2MB": 2.0}, "speedup": 1.6},
+    },
+}
+
+SAMPLING = [
+    {
+        "type": "sampling",
+        "kernel": "6.12.117-hawkeye",
+        "working_set_mib": 1024,
+        "seconds": 120.0,
+        "scan_period_ms": 30000,
+        "sample_window_ms": 1000,
+        "regions_sampled": 0,
+        "thread_cpu_s": 0.0,
+        "pct_of_one_cpu": 0.0,
+    },
+    {
+        "type": "sampling",
+        "kernel": "6.12.117-hawkeye",
+        "working_set_mib": 1024,
+        "seconds": 120.0,
+        "scan_period_ms": 30000,
+        "sample_window_ms": 1000,
+        "regions_sampled": 2048,
+        "thread_cpu_s": 0.5,
+        "pct_of_one_cpu": 0.4,
+    },
+]
+
+
+def write_all(d):
+    for name, data in (
+        ("table1.json", TABLE1),
+        ("bloat.json", BLOAT),
+        ("promotion.json", PROMOTION),
+        ("fairness.json", FAIRNESS),
+        ("prezero.json", PREZERO),
+    ):
+        (d / name).write_text(json.dumps(data))
+    (d / "sampling.jsonl").write_text("".join(json.dumps(x) + "\n" for x in SAMPLING))
+    (d / "bloat-rss.png").write_bytes(b"\x89PNG")
+
+
+def claims_by_prefix(claims):
+    return {c[0]: c for c in claims}
+
+
+def test_nothing_run(tmp_path):
+    assert report.main(["--results", str(tmp_path)]) == 0
+    text = (tmp_path / "REPORT.md").read_text()
+    for title in (
+        "Table 1",
+        "Table 8",
+        "Figure 1 and Table 7",
+        "Figures 5 and 6",
+        "Table 5",
+        "Figure 8",
+        "Table 9",
+        "HawkEye's own overhead",
+    ):
+        assert f"## {title}" in text
+    assert text.count("**not run**") == 8
+    assert "Verdicts:" in text and "not run" in text
+    assert "16.2" in text and "465" in text  # the paper's numbers are still shown
+
+
+def test_full_report(tmp_path):
+    write_all(tmp_path)
+    res = report.load(str(tmp_path))
+    text, claims = report.build_report(res, str(tmp_path))
+    assert "**not run**" in text  # Figure 8 and Table 9 only
+    assert text.count("**not run**") == 2
+    # Table 1: ours beside the paper's, ratios and verdicts
+    assert "| Linux-4KB | 16,384 | 26,200,000 |" in text
+    assert "| page faults, Linux-4KB / Linux-2MB | 508.74x | 512.00x | matches |" in text
+    assert "| total time, Linux-2MB / HawkEye-2MB | 5.66x | 8.00x |" in text
+    assert "Recorded: kernel `6.12.117-hawkeye`, flavour `release`" in text
+    c = claims_by_prefix(claims)
+    assert c["2 MB pages cut page faults ~500x (Table 1)"][3] == "reproduced"
+    # Bloat: HawkEye under pressure 1.05x Linux-4KB is within 10 %
+    assert "| memory under pressure, HawkEye / Linux-4KB | 1.00x | 1.05x | matches |" in text
+    assert c["HawkEye recovers bloat under pressure to Linux-4KB's footprint (Table 7)"][3] == "reproduced"
+    assert c["Linux-2MB bloats: about 2x Linux-4KB's memory (Table 7, Figure 1)"][3] == "reproduced"
+    assert "![Figure 1: Redis RSS over time](bloat-rss.png)" in text
+    assert "promotion.png was not produced" in text
+    # Promotion and fairness
+    assert c["xsbench: HawkEye-G covers the hot regions far sooner than Linux (Figure 6)"][3] == "reproduced"
+    assert c["xsbench: HawkEye-G runs faster than Linux over the run (Figure 5)"][3] == "reproduced"
+    assert c["xsbench: time saved per promotion, HawkEye-G / Linux (Figure 5)"][2] == "4.00x"
+    fair = [k for k in c if "shares promotions" in k][0]
+    assert c[fair][3] == "reproduced"
+    assert "| xsbench-1 | 2427 | 2415 (1.00) |" in text
+    # Pre-zeroing and sampling
+    assert c["pre-zeroing cuts JVM spin-up with huge pages ~13.6x (Table 8)"][3].startswith("partly")
+    assert "| hashinsert (paper: sparsehash) |" in text and "| redis (not run) |" in text
+    assert "| hawkeye-g | 1,024 | 120 | 30,000 | 1,000 | 2,048 | 0.50 | 0.400 |" in text
+    counts = report.verdict_counts(claims)
+    assert counts["not run"] == 2 and sum(counts.values()) == len(claims)
+
+
+def test_unknown_results_and_plots_are_listed(tmp_path):
+    (tmp_path / "table1.json").write_text(json.dumps(TABLE1))
+    (tmp_path / "newthing.json").write_text(
+        json.dumps({"environment": {"kernel": "k"}, "speedup": 1.5, "per": {"a": 2}})
+    )
+    (tmp_path / "newplot.png").write_bytes(b"\x89PNG")
+    (tmp_path / "broken.json").write_text("{")
+    report.main(["--results", str(tmp_path), "-o", str(tmp_path / "R.md")])
+    text = (tmp_path / "R.md").read_text()
+    assert "### newthing.json" in text and "- `speedup`: 1.50" in text and "- `per.a`: 2" in text
+    assert "![newplot.png](newplot.png)" in text
+    assert "broken.json" in text and "Unreadable" in text
+
+
+def test_verdict_and_paper_dict():
+    assert report.verdict(None, 2.0) == "not run"
+    assert report.verdict(2.1, 2.0) == "matches"
+    assert report.verdict(4.0, 2.0) == "same direction, size differs"
+    assert report.verdict(0.5, 2.0) == "opposite"
+    assert report.verdict(1.17, 1.0, tol=0.10) == "differs"
+    t1 = report.PAPER["table1"]
+    for key in ("faults", "fault_time_s", "avg_fault_us", "sys_s", "total_s"):
+        assert len(t1[key]) == len(t1["columns"])
+    for rows in report.PAPER["table5"]["rows"].values():
+        assert all(len(r) == len(report.PAPER["table5"]["columns"]) for r in rows)
+    assert all(len(v) == 5 for v in report.PAPER["table8"]["rows"].values())
+    for entry in report.PAPER.values():
+        if isinstance(entry, dict):
+            assert entry["source"]
+
+
+PMU = {
+    "environment": {"kernel": "6.12.117-hawkeye", "boot": {"hawkeye/promote/pmu_threshold": 200}},
+    "workloads": {
+        "xsbench+sequential": {
+            "policies": {
+                "hawkeye-g": {
+                    "overhead": {"source": None},
+                    "random": {"t90": 60.0, "t_full": 66.0, "rate": 100.0},
+                    "sequential": {"final_huge": 24, "rate": 450.0},
+                    "sequential_huge_by_random_full": 24,
+                },
+                "hawkeye-pmu": {
+                    "overhead": {"source": "synthetic", "synthetic": True, "pmud_message": "no hardware PMU"},
+                    "random": {"t90": 20.0, "t_full": 22.0, "rate": 95.0},
+                    "sequential": {"final_huge": 0, "rate": 500.0},
+                    "sequential_huge_by_random_full": 0,
+                },
+            },
+            "comparison": {"t_full_g_over_pmu": 3.0, "random_rate_pmu_over_g": 0.95},
+        }
+    },
+}
+
+
+def test_table9_from_pmu_json(tmp_path):
+    (tmp_path / "pmu.json").write_text(json.dumps(PMU))
+    res = report.load(str(tmp_path))
+    text, claims = report.build_report(res, str(tmp_path))
+    assert "## Table 9: HawkEye-G vs HawkEye-PMU" in text and "pmu.json" not in text.split("## Other")[-1][:0]
+    assert "| xsbench+sequential | hawkeye-pmu | synthetic | 20.0 | 22.0 |" in text
+    assert "no hardware PMU" in text
+    c = {k[0]: k for k in claims}
+    first = [k for k in c if "gives huge pages to the TLB-sensitive process first" in k][0]
+    assert c[first][3].startswith("reproduced (synthetic")
+    speed = [k for k in c if "runs faster under HawkEye-PMU" in k][0]
+    assert c[speed][1] == "1.26x" and c[speed][3].startswith("not reproduced")
+    assert "### pmu.json" not in text
