@@ -225,7 +225,7 @@ TEST_F(promote, bad_input_is_rejected_and_changes_nothing)
 	unsigned int i, k;
 
 	ASSERT_EQ(0, read_file(PROMOTE "policy", before, sizeof(before)));
-	EXPECT_STREQ("[linux] hawkeye-g hawkeye-pmu\n", before);
+	EXPECT_STREQ("[linux] hawkeye-g hawkeye-pmu ingens freebsd\n", before);
 	for (k = 0; k < NR(knobs); k++)
 		vals[k] = knob(knobs[k]);
 	for (i = 0; i < NR(bad); i++) {
@@ -247,10 +247,10 @@ TEST_F(promote, bad_input_is_rejected_and_changes_nothing)
 	EXPECT_EQ(0, set_knob("scan_period_ms", "3600000"));
 	EXPECT_EQ(0, set_knob("policy", "hawkeye-g\n"));
 	ASSERT_EQ(0, read_file(PROMOTE "policy", after, sizeof(after)));
-	EXPECT_STREQ("linux [hawkeye-g] hawkeye-pmu\n", after);
+	EXPECT_STREQ("linux [hawkeye-g] hawkeye-pmu ingens freebsd\n", after);
 	EXPECT_EQ(0, set_knob("policy", "hawkeye-pmu"));
 	ASSERT_EQ(0, read_file(PROMOTE "policy", after, sizeof(after)));
-	EXPECT_STREQ("linux hawkeye-g [hawkeye-pmu]\n", after);
+	EXPECT_STREQ("linux hawkeye-g [hawkeye-pmu] ingens freebsd\n", after);
 	EXPECT_EQ(0, set_knob("pmu_threshold", "10000"));
 	EXPECT_EQ(0, set_knob("pmu_band", "0"));
 	EXPECT_EQ(0, set_knob("pmu_ttl_ms", "1"));
@@ -260,7 +260,7 @@ TEST_F(promote, bad_input_is_rejected_and_changes_nothing)
 	EXPECT_EQ(0, set_knob("policy", "hawkeye-g"));
 	EXPECT_EQ(0, set_knob("policy", "linux"));
 	ASSERT_EQ(0, read_file(PROMOTE "policy", after, sizeof(after)));
-	EXPECT_STREQ("[linux] hawkeye-g hawkeye-pmu\n", after);
+	EXPECT_STREQ("[linux] hawkeye-g hawkeye-pmu ingens freebsd\n", after);
 }
 
 /*
@@ -857,7 +857,7 @@ TEST_F_TIMEOUT(promote, proc_pid_hawkeye_is_consistent, 120)
 		"policy", "regions", "bucket0", "bucket1", "bucket2", "bucket3",
 		"bucket4", "bucket5", "bucket6", "bucket7", "bucket8", "bucket9",
 		"overhead", "measured_overhead", "samples", "promotions",
-		"promote_failed",
+		"promote_failed", "huge", "idle_huge", "ingens_metric",
 	};
 	struct toucher t = {};
 	char path[64], line[128], word[32];

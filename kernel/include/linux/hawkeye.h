@@ -15,6 +15,7 @@
 #include <linux/page-flags.h>
 
 struct seq_file;
+struct vm_fault;
 
 #ifdef CONFIG_HAWKEYE
 
@@ -91,6 +92,31 @@ void hawkeye_proc_show(struct seq_file *m, struct mm_struct *mm);
 /* Collapse one anonymous 2 MB range with khugepaged's rules. */
 int hawkeye_collapse_anon_pmd(struct mm_struct *mm, unsigned long addr);
 
+DECLARE_STATIC_KEY_FALSE(hawkeye_base_fault_key);
+
+/*
+ * Is the promotion policy ingens or freebsd? Anonymous page faults then
+ * map base pages only: no THP, no mTHP, no huge zero page.
+ */
+static inline bool hawkeye_base_faults(void)
+{
+	return static_branch_unlikely(&hawkeye_base_fault_key);
+}
+
+/*
+ * An anonymous base page fault under ingens or freebsd: registers the
+ * process for promotion (as a huge page fault would have), and under
+ * freebsd maps the page from a 2 MB reservation. VM_FAULT_FALLBACK: map
+ * a base page as usual.
+ */
+vm_fault_t hawkeye_base_fault(struct vm_fault *vmf);
+/* Make a new folio anonymous for @vma at @address, mapped by nothing. */
+void hawkeye_folio_prepare_anon(struct folio *folio,
+				struct vm_area_struct *vma,
+				unsigned long address);
+/* A partially mapped folio on the deferred split queue is fully mapped. */
+void hawkeye_folio_fully_mapped(struct folio *folio);
+
 #else /* !CONFIG_HAWKEYE */
 
 static inline bool hawkeye_prezero_enabled(void)
@@ -134,6 +160,16 @@ static inline void hawkeye_promote_exit(struct mm_struct *mm)
 static inline unsigned long hawkeye_mm_overhead(struct mm_struct *mm)
 {
 	return 0;
+}
+
+static inline bool hawkeye_base_faults(void)
+{
+	return false;
+}
+
+static inline vm_fault_t hawkeye_base_fault(struct vm_fault *vmf)
+{
+	return VM_FAULT_FALLBACK;
 }
 
 #endif /* CONFIG_HAWKEYE */

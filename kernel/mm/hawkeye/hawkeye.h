@@ -5,7 +5,9 @@
 
 #include <linux/types.h>
 
+struct attribute_group;
 struct mm_struct;
+struct seq_file;
 
 /* Pre-zeroing knobs; the threads read them with READ_ONCE(). */
 struct hawkeye_prezero_params {
@@ -47,6 +49,8 @@ enum hawkeye_policy {
 	HAWKEYE_POLICY_LINUX,		/* khugepaged as upstream */
 	HAWKEYE_POLICY_G,		/* HawkEye-G: access coverage first */
 	HAWKEYE_POLICY_PMU,		/* HawkEye-PMU: measured overhead first */
+	HAWKEYE_POLICY_INGENS,		/* Ingens: utilisation, FMFI, fairness */
+	HAWKEYE_POLICY_FREEBSD,		/* FreeBSD: reservations, promoted full */
 	HAWKEYE_NR_POLICIES,
 };
 
@@ -88,5 +92,52 @@ int hawkeye_promote_set_pmu_ttl_ms(unsigned int ms);
 int hawkeye_promote_set_measured(pid_t pid, int overhead);
 bool hawkeye_promote_overhead(struct mm_struct *mm, unsigned long *overhead);
 int hawkeye_promote_measured(struct mm_struct *mm);
+
+/*
+ * The baseline policies (baselines.c) on promote.c's thread: a process's
+ * state, part of promote.c's struct hawkeye_mm. Only the thread writes
+ * it; readers use READ_ONCE().
+ */
+struct hawkeye_base_mm {
+	struct mm_struct *mm;
+	unsigned long cursor;		/* ingens: the next address to look at */
+	unsigned long nr_huge;		/* huge pages at the last sample, + promoted */
+	unsigned long nr_idle;		/* ... of which not accessed in its window */
+	bool armed;			/* sample window open */
+	bool exhausted;			/* nothing left to promote this round */
+};
+
+/* Ingens knobs, in percent; the thread reads them with READ_ONCE(). */
+struct hawkeye_ingens_params {
+	unsigned int util_threshold;	/* promote at this utilisation ... */
+	unsigned int fmfi_threshold;	/* ... or any while FMFI is below this */
+	unsigned int idle_penalty;	/* idle huge pages' tax rate */
+};
+
+extern struct hawkeye_ingens_params hawkeye_ingens;
+extern const struct attribute_group hawkeye_ingens_group;
+
+static inline bool hawkeye_policy_is_base(enum hawkeye_policy policy)
+{
+	return policy == HAWKEYE_POLICY_INGENS ||
+	       policy == HAWKEYE_POLICY_FREEBSD;
+}
+
+int hawkeye_ingens_set_util_threshold(unsigned int pct);
+int hawkeye_ingens_set_fmfi_threshold(unsigned int pct);
+int hawkeye_ingens_set_idle_penalty(unsigned int pct);
+unsigned int hawkeye_fmfi(void);
+void hawkeye_base_set_policy(enum hawkeye_policy policy);
+void hawkeye_base_reset(struct hawkeye_base_mm *b);
+void hawkeye_base_open(struct hawkeye_base_mm *b);
+void hawkeye_base_close(struct hawkeye_base_mm *b);
+void hawkeye_base_batch(enum hawkeye_policy policy,
+			struct hawkeye_base_mm **bs, unsigned int nr,
+			unsigned int batch);
+void hawkeye_base_proc_show(struct seq_file *m, struct hawkeye_base_mm *b);
+/* In promote.c: count a baseline's promotion attempt, and trace it. */
+void hawkeye_base_account(struct mm_struct *mm, enum hawkeye_policy policy,
+			  unsigned long addr, unsigned int util,
+			  unsigned int fmfi, u64 metric, int result);
 
 #endif /* _MM_HAWKEYE_HAWKEYE_H */

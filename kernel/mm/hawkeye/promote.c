@@ -82,6 +82,8 @@ static const char * const promote_policy_names[] = {
 	[HAWKEYE_POLICY_LINUX] = "linux",
 	[HAWKEYE_POLICY_G] = "hawkeye-g",
 	[HAWKEYE_POLICY_PMU] = "hawkeye-pmu",
+	[HAWKEYE_POLICY_INGENS] = "ingens",
+	[HAWKEYE_POLICY_FREEBSD] = "freebsd",
 };
 
 /* A 2 MB region of a process, mapped by a page table when last seen. */
@@ -112,6 +114,7 @@ struct hawkeye_mm {
 	unsigned long promote_failed;
 	int measured;			/* MMU overhead, 1/100 %; -1: none */
 	unsigned long measured_at;	/* jiffies */
+	struct hawkeye_base_mm base;	/* ingens, freebsd (baselines.c) */
 };
 
 /* A region picked for promotion. */
@@ -160,6 +163,7 @@ static void promote_mm_init(struct hawkeye_mm *hm, struct mm_struct *mm)
 
 	hm->mm = mm;
 	hm->measured = -1;
+	hm->base.mm = mm;
 	INIT_LIST_HEAD(&hm->node);
 	mutex_init(&hm->lock);
 	xa_init(&hm->regions);
@@ -618,12 +622,23 @@ static void promote_count_mm(struct hawkeye_mm *hm, unsigned long pass)
 
 static void promote_sample(bool open, unsigned long pass)
 {
+	bool base = hawkeye_policy_is_base(hawkeye_promote_get_policy());
 	struct hawkeye_mm **hms;
 	unsigned int i, nr;
 
 	nr = promote_get_mms(&hms);
 	for (i = 0; i < nr && !kthread_should_stop(); i++) {
-		if (open)
+		if (base) {
+			/* ingens, freebsd: huge pages and idle ones. */
+			if (open) {
+				hawkeye_base_open(&hms[i]->base);
+			} else {
+				hawkeye_base_close(&hms[i]->base);
+				mutex_lock(&hms[i]->lock);
+				hms[i]->samples++;
+				mutex_unlock(&hms[i]->lock);
+			}
+		} else if (open)
 			promote_clear_mm(hms[i]);
 		else
 			promote_count_mm(hms[i], pass);
@@ -699,6 +714,50 @@ static unsigned int promote_pick_pmu(struct hawkeye_mm **hms, unsigned int nr,
 	return got;
 }
 
+
+/* The ingens or freebsd policy's round (baselines.c). */
+static void promote_base_batch(struct hawkeye_mm **hms, unsigned int nr,
+			       unsigned int batch)
+{
+	struct hawkeye_base_mm **bs;
+	unsigned int i;
+
+	bs = kmalloc_array(nr, sizeof(*bs), GFP_KERNEL);
+	if (!bs)
+		return;
+	for (i = 0; i < nr; i++)
+		bs[i] = &hms[i]->base;
+	hawkeye_base_batch(hawkeye_promote_get_policy(), bs, nr, batch);
+	kfree(bs);
+}
+
+/*
+ * Count a baseline policy's promotion attempt of the region at @addr of
+ * @mm (on which the caller holds a reference), as promote_region() does.
+ */
+void hawkeye_base_account(struct mm_struct *mm, enum hawkeye_policy policy,
+			  unsigned long addr, unsigned int util,
+			  unsigned int fmfi, u64 metric, int result)
+{
+	struct hawkeye_mm *hm;
+
+	count_vm_event(result ? HAWKEYE_PROMOTE_FAILED :
+			HAWKEYE_PROMOTE_SUCCESS);
+	spin_lock(&promote_lock);
+	hm = promote_lookup(mm);
+	spin_unlock(&promote_lock);
+	if (!hm)
+		return;
+	trace_hawkeye_base_promote(promote_mm_pid(hm), policy, addr, util,
+				   fmfi, metric, result);
+	mutex_lock(&hm->lock);
+	if (result)
+		hm->promote_failed++;
+	else
+		hm->promotions++;
+	mutex_unlock(&hm->lock);
+}
+
 /* Promote up to `batch` regions in the order of the policy. */
 static void promote_batch(struct hawkeye_rr *rr)
 {
@@ -711,6 +770,10 @@ static void promote_batch(struct hawkeye_rr *rr)
 	nr = promote_get_mms(&hms);
 	if (!nr)
 		goto out;
+	if (hawkeye_policy_is_base(hawkeye_promote_get_policy())) {
+		promote_base_batch(hms, nr, batch);
+		goto out;
+	}
 	pos = kmalloc_array(nr, sizeof(*pos), GFP_KERNEL);
 	picks = kmalloc_array(batch, sizeof(*picks), GFP_KERNEL);
 	if (!pos || !picks)
@@ -746,6 +809,7 @@ static void promote_forget_all(void)
 		map_clear(hms[i]);
 		mutex_unlock(&hms[i]->lock);
 		hms[i]->armed = false;
+		hawkeye_base_reset(&hms[i]->base);
 	}
 	promote_put_mms(hms, nr);
 }
@@ -795,6 +859,12 @@ enum hawkeye_policy hawkeye_promote_get_policy(void)
 	return READ_ONCE(promote_policy);
 }
 
+/* HawkEye's own policies, which sample into access_maps. */
+static bool promote_uses_access_map(enum hawkeye_policy policy)
+{
+	return policy == HAWKEYE_POLICY_G || policy == HAWKEYE_POLICY_PMU;
+}
+
 int hawkeye_promote_set_policy(enum hawkeye_policy policy)
 {
 	struct task_struct *t;
@@ -805,26 +875,33 @@ int hawkeye_promote_set_policy(enum hawkeye_policy policy)
 	mutex_lock(&promote_mutex);
 	if (policy == promote_policy)
 		goto out;
-	if (policy == HAWKEYE_POLICY_LINUX) {
-		static_branch_disable(&hawkeye_promote_key);
-		kthread_stop(promote_thread);
-		promote_thread = NULL;
+	promote_pmu_told = false;
+	/* Between HawkEye-G and HawkEye-PMU: same thread, same maps. */
+	if (promote_uses_access_map(policy) &&
+	    promote_uses_access_map(promote_policy)) {
 		WRITE_ONCE(promote_policy, policy);
 		goto out;
 	}
-	promote_pmu_told = false;
-	/* From one HawkEye policy to the other: same thread, same maps. */
+	/* Otherwise the old policy's thread goes; it forgets the old state. */
 	if (promote_thread) {
-		WRITE_ONCE(promote_policy, policy);
+		kthread_stop(promote_thread);
+		promote_thread = NULL;
+	}
+	WRITE_ONCE(promote_policy, policy);
+	hawkeye_base_set_policy(policy);
+	if (policy == HAWKEYE_POLICY_LINUX) {
+		static_branch_disable(&hawkeye_promote_key);
 		goto out;
 	}
 	t = kthread_run(promote_thread_fn, NULL, "hawkeye_promoted");
 	if (IS_ERR(t)) {
 		ret = PTR_ERR(t);
+		WRITE_ONCE(promote_policy, HAWKEYE_POLICY_LINUX);
+		hawkeye_base_set_policy(HAWKEYE_POLICY_LINUX);
+		static_branch_disable(&hawkeye_promote_key);
 		goto out;
 	}
 	promote_thread = t;
-	WRITE_ONCE(promote_policy, policy);
 	static_branch_enable(&hawkeye_promote_key);
 out:
 	mutex_unlock(&promote_mutex);
@@ -982,15 +1059,15 @@ unsigned long hawkeye_mm_overhead(struct mm_struct *mm)
 }
 
 /*
- * The same, if it is known: the policy is hawkeye-g and @mm has been
- * sampled. The caller holds a reference on mm_users.
+ * The same, if it is known: the policy is hawkeye-g or hawkeye-pmu and @mm
+ * has been sampled. The caller holds a reference on mm_users.
  */
 bool hawkeye_promote_overhead(struct mm_struct *mm, unsigned long *overhead)
 {
 	struct hawkeye_mm *hm;
 	bool known = false;
 
-	if (!hawkeye_promote_enabled())
+	if (!promote_uses_access_map(hawkeye_promote_get_policy()))
 		return false;
 	spin_lock(&promote_lock);
 	hm = promote_lookup(mm);
@@ -1060,6 +1137,7 @@ void hawkeye_proc_show(struct seq_file *m, struct mm_struct *mm)
 	seq_printf(m, "samples %lu\n", samples);
 	seq_printf(m, "promotions %lu\n", promotions);
 	seq_printf(m, "promote_failed %lu\n", failed);
+	hawkeye_base_proc_show(m, hm ? &hm->base : NULL);
 }
 
 static int promote_at_boot __initdata = -1;

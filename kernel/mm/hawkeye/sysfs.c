@@ -277,6 +277,8 @@ static int __init hawkeye_sysfs_init(void)
 		ret = sysfs_create_group(kobj, &debloat_group);
 	if (!ret)
 		ret = sysfs_create_group(kobj, &promote_group);
+	if (!ret)
+		ret = sysfs_create_group(kobj, &hawkeye_ingens_group);
 	if (ret) {
 		pr_err("cannot create sysfs files: %d\n", ret);
 		kobject_put(kobj);

@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * KUnit tests of the baseline policies' arithmetic, built into baselines.c
+ * so that they reach its static functions: FMFI, Ingens' metric and the
+ * order in which it serves processes, the utilisation rule, the knobs.
+ */
+#ifndef _MM_HAWKEYE_BASELINES_KUNIT_H
+#define _MM_HAWKEYE_BASELINES_KUNIT_H
+
+#include <kunit/test.h>
+
+static void base_test_fmfi(struct kunit *test)
+{
+	unsigned long nr_free[11] = {};
+
+	/* No free memory: fully fragmented. */
+	KUNIT_EXPECT_EQ(test, base_fmfi(nr_free, 11, 9), 100U);
+	/* Only 4 KB pages. */
+	nr_free[0] = 1000;
+	KUNIT_EXPECT_EQ(test, base_fmfi(nr_free, 11, 9), 100U);
+	/* 512 single pages and one 2 MB block: half usable. */
+	nr_free[0] = 512;
+	nr_free[9] = 1;
+	KUNIT_EXPECT_EQ(test, base_fmfi(nr_free, 11, 9), 50U);
+	/* Blocks above order 9 are usable too: 512 / (512 + 512 + 1024). */
+	nr_free[10] = 1;
+	KUNIT_EXPECT_EQ(test, base_fmfi(nr_free, 11, 9), 25U);
+	/* Only large blocks: not fragmented at all. */
+	nr_free[0] = 0;
+	KUNIT_EXPECT_EQ(test, base_fmfi(nr_free, 11, 9), 0U);
+	/* Order 8 blocks do not serve order 9: 256 / (256 + 512). */
+	memset(nr_free, 0, sizeof(nr_free));
+	nr_free[8] = 1;
+	nr_free[9] = 1;
+	KUNIT_EXPECT_EQ(test, base_fmfi(nr_free, 11, 9), 33U);
+	/* ... but they do serve order 8. */
+	KUNIT_EXPECT_EQ(test, base_fmfi(nr_free, 11, 8), 0U);
+	/* The live value is a percentage. */
+	KUNIT_EXPECT_LE(test, hawkeye_fmfi(), 100U);
+}
+
+static void base_test_metric(struct kunit *test)
+{
+	/* Active huge pages count 1 (100 hundredths) each. */
+	KUNIT_EXPECT_EQ(test, ingens_metric(10, 0, 50), 1000ULL);
+	/* Idle ones 1 / (1 - 0.5) = 2 each. */
+	KUNIT_EXPECT_EQ(test, ingens_metric(10, 10, 50), 2000ULL);
+	KUNIT_EXPECT_EQ(test, ingens_metric(10, 5, 50), 1500ULL);
+	/* Without a penalty idleness does not matter. */
+	KUNIT_EXPECT_EQ(test, ingens_metric(10, 5, 0), 1000ULL);
+	/* A 90% tax: an idle huge page counts 10. */
+	KUNIT_EXPECT_EQ(test, ingens_metric(2, 1, 90), 1100ULL);
+	/* 75%: 4 each. */
+	KUNIT_EXPECT_EQ(test, ingens_metric(3, 3, 75), 1200ULL);
+	/* No huge pages: the lowest possible. */
+	KUNIT_EXPECT_EQ(test, ingens_metric(0, 0, 50), 0ULL);
+	/* More idle than huge (a stale sample) is clamped. */
+	KUNIT_EXPECT_EQ(test, ingens_metric(2, 5, 50), 400ULL);
+}
+
+static void base_test_qualifies(struct kunit *test)
+{
+	/* 90% of 512 is 460.8: 461 present pages are needed. */
+	KUNIT_EXPECT_FALSE(test, ingens_qualifies(460, false, 90));
+	KUNIT_EXPECT_TRUE(test, ingens_qualifies(461, false, 90));
+	KUNIT_EXPECT_TRUE(test, ingens_qualifies(512, false, 90));
+	KUNIT_EXPECT_FALSE(test, ingens_qualifies(255, false, 50));
+	KUNIT_EXPECT_TRUE(test, ingens_qualifies(256, false, 50));
+	KUNIT_EXPECT_FALSE(test, ingens_qualifies(511, false, 100));
+	KUNIT_EXPECT_TRUE(test, ingens_qualifies(512, false, 100));
+	/* 1% of 512 is 5.12: 6 pages. */
+	KUNIT_EXPECT_FALSE(test, ingens_qualifies(5, false, 1));
+	KUNIT_EXPECT_TRUE(test, ingens_qualifies(6, false, 1));
+	/* Aggressive (FMFI low): any populated region. */
+	KUNIT_EXPECT_TRUE(test, ingens_qualifies(1, true, 90));
+	KUNIT_EXPECT_FALSE(test, ingens_qualifies(0, true, 90));
+	KUNIT_EXPECT_FALSE(test, ingens_qualifies(0, false, 1));
+}
+
+/*
+ * Serve @n promotions as hawkeye_base_batch() does (each promotion adds an
+ * active huge page to the process served), writing who got each in @who.
+ */
+static void base_test_serve(struct hawkeye_base_mm **bs, unsigned int nr,
+			    char *who, unsigned int n)
+{
+	unsigned int k, i;
+
+	for (k = 0; k < n; k++) {
+		struct hawkeye_base_mm *b = ingens_pick(bs, nr);
+
+		if (!b) {
+			who[k] = '-';
+			continue;
+		}
+		for (i = 0; bs[i] != b; i++)
+			;
+		who[k] = 'A' + i;
+		b->nr_huge++;
+	}
+	who[n] = '\0';
+}
+
+static void base_test_pick(struct kunit *test)
+{
+	unsigned int penalty = hawkeye_ingens.idle_penalty;
+	struct hawkeye_base_mm m[3] = {}, *bs[3] = { &m[0], &m[1], &m[2] };
+	char who[16];
+
+	hawkeye_ingens.idle_penalty = 50;
+
+	/* Nobody has huge pages: served in turns, in registration order. */
+	base_test_serve(bs, 3, who, 6);
+	KUNIT_EXPECT_STREQ(test, who, "ABCABC");
+
+	/*
+	 * A: 4 huge pages, all in use (400); B: 3, all idle (600); C: none.
+	 * C catches up with A first, then B's idle pages make it wait until
+	 * the others hold 6 each.
+	 */
+	memset(m, 0, sizeof(m));
+	m[0].nr_huge = 4;
+	m[1].nr_huge = 3;
+	m[1].nr_idle = 3;
+	base_test_serve(bs, 3, who, 8);
+	KUNIT_EXPECT_STREQ(test, who, "CCCCACAC");
+	KUNIT_EXPECT_EQ(test, base_metric(&m[0]), 600ULL);
+	KUNIT_EXPECT_EQ(test, base_metric(&m[2]), 600ULL);
+	base_test_serve(bs, 3, who, 3);
+	KUNIT_EXPECT_STREQ(test, who, "ABC");
+
+	/* Without a penalty B counts its 3 huge pages only. */
+	hawkeye_ingens.idle_penalty = 0;
+	memset(m, 0, sizeof(m));
+	m[0].nr_huge = 4;
+	m[1].nr_huge = 3;
+	m[1].nr_idle = 3;
+	base_test_serve(bs, 3, who, 5);
+	KUNIT_EXPECT_STREQ(test, who, "CCCBC");
+
+	/* An exhausted process is passed over; none left: NULL. */
+	hawkeye_ingens.idle_penalty = 50;
+	memset(m, 0, sizeof(m));
+	m[0].exhausted = true;
+	base_test_serve(bs, 3, who, 4);
+	KUNIT_EXPECT_STREQ(test, who, "BCBC");
+	m[1].exhausted = true;
+	m[2].exhausted = true;
+	KUNIT_EXPECT_NULL(test, ingens_pick(bs, 3));
+
+	hawkeye_ingens.idle_penalty = penalty;
+}
+
+static void base_test_knobs(struct kunit *test)
+{
+	struct hawkeye_ingens_params saved = hawkeye_ingens;
+
+	KUNIT_EXPECT_EQ(test, hawkeye_ingens_set_util_threshold(0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, hawkeye_ingens_set_util_threshold(101), -EINVAL);
+	KUNIT_EXPECT_EQ(test, hawkeye_ingens.util_threshold,
+			saved.util_threshold);
+	KUNIT_EXPECT_EQ(test, hawkeye_ingens_set_util_threshold(50), 0);
+	KUNIT_EXPECT_EQ(test, hawkeye_ingens.util_threshold, 50U);
+	KUNIT_EXPECT_EQ(test, hawkeye_ingens_set_fmfi_threshold(102), -EINVAL);
+	KUNIT_EXPECT_EQ(test, hawkeye_ingens_set_fmfi_threshold(0), 0);
+	KUNIT_EXPECT_EQ(test, hawkeye_ingens_set_fmfi_threshold(101), 0);
+	KUNIT_EXPECT_EQ(test, hawkeye_ingens_set_idle_penalty(100), -EINVAL);
+	KUNIT_EXPECT_EQ(test, hawkeye_ingens_set_idle_penalty(99), 0);
+	KUNIT_EXPECT_EQ(test, hawkeye_ingens.idle_penalty, 99U);
+	hawkeye_ingens = saved;
+}
+
+static void base_test_policy_names(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, hawkeye_promote_parse_policy("ingens"),
+			HAWKEYE_POLICY_INGENS);
+	KUNIT_EXPECT_EQ(test, hawkeye_promote_parse_policy("freebsd\n"),
+			HAWKEYE_POLICY_FREEBSD);
+	KUNIT_EXPECT_EQ(test, hawkeye_promote_parse_policy("Ingens"), -EINVAL);
+	KUNIT_EXPECT_TRUE(test, hawkeye_policy_is_base(HAWKEYE_POLICY_INGENS));
+	KUNIT_EXPECT_TRUE(test, hawkeye_policy_is_base(HAWKEYE_POLICY_FREEBSD));
+	KUNIT_EXPECT_FALSE(test, hawkeye_policy_is_base(HAWKEYE_POLICY_G));
+	KUNIT_EXPECT_FALSE(test, hawkeye_policy_is_base(HAWKEYE_POLICY_LINUX));
+}
+
+static struct kunit_case base_test_cases[] = {
+	KUNIT_CASE(base_test_fmfi),
+	KUNIT_CASE(base_test_metric),
+	KUNIT_CASE(base_test_qualifies),
+	KUNIT_CASE(base_test_pick),
+	KUNIT_CASE(base_test_knobs),
+	KUNIT_CASE(base_test_policy_names),
+	{}
+};
+
+static struct kunit_suite base_test_suite = {
+	.name = "hawkeye-baselines",
+	.test_cases = base_test_cases,
+};
+kunit_test_suite(base_test_suite);
+
+#endif /* _MM_HAWKEYE_BASELINES_KUNIT_H */
