@@ -50,13 +50,14 @@ mem() { awk -v k="$1:" '$1 == k {print $2}' /proc/meminfo; }
 
 # Knobs as booted, put back at the end.
 knobs="$THP/enabled $THP/defrag $KH/pages_to_scan $KH/scan_sleep_millisecs
-	$KH/alloc_sleep_millisecs $KH/max_ptes_none $H/prezero/enabled $H/debloat/enabled"
+	$KH/alloc_sleep_millisecs $KH/max_ptes_none $H/prezero/enabled $H/debloat/enabled
+	$H/promote/policy $H/ingens/util_threshold"
 declare -A orig
-for f in $knobs; do orig[$f]=$(sed 's/.*\[\(.*\)\].*/\1/' "$f"); done
+for f in $knobs; do [ -e "$f" ] && orig[$f]=$(sed 's/.*\[\(.*\)\].*/\1/' "$f"); done
 redis_pid=
 reset() {
 	[ -z "$redis_pid" ] || kill -9 "$redis_pid" 2>/dev/null || true
-	for f in $knobs; do echo "${orig[$f]}" >"$f" 2>/dev/null || true; done
+	for f in "${!orig[@]}"; do echo "${orig[$f]}" >"$f" 2>/dev/null || true; done
 }
 trap reset EXIT
 
@@ -73,6 +74,7 @@ printf '{"type": "env", "kernel": "%s", "mem_total_kb": %s, "swap_total_kb": %s,
 setup() {
 	echo 0 >$H/debloat/enabled
 	echo 0 >$H/prezero/enabled
+	[ -e $H/promote/policy ] && echo linux >$H/promote/policy
 	case $1 in
 	Linux-4KB) echo never >$THP/enabled ;;
 	Linux-2MB) echo always >$THP/enabled ;;
@@ -80,6 +82,13 @@ setup() {
 		echo always >$THP/enabled
 		echo 1 >$H/prezero/enabled
 		echo 1 >$H/debloat/enabled ;;
+	Ingens-90 | Ingens-50)
+		# Table 7's Ingens columns: the ingens policy at a 90% / 50%
+		# utilisation threshold (its FMFI switch as booted).
+		[ -d $H/ingens ] || { echo "bloat.sh: no ingens policy in this kernel" >&2; exit 1; }
+		echo always >$THP/enabled
+		echo "${1#Ingens-}" >$H/ingens/util_threshold
+		echo ingens >$H/promote/policy ;;
 	*) echo "bloat.sh: unknown configuration $1" >&2; exit 2 ;;
 	esac
 	echo madvise >$THP/defrag

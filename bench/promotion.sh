@@ -203,7 +203,7 @@ setup_policy() {
 	linux)
 		echo madvise >$THP/enabled
 		if [ -e $HK/policy ]; then echo linux >$HK/policy; fi ;;
-	hawkeye-g | hawkeye-pmu)
+	hawkeye-g | hawkeye-pmu | ingens | freebsd)
 		echo madvise >$THP/enabled
 		[ -e $HK/policy ] || return 1
 		echo "$policy" >$HK/policy 2>/dev/null || return 1
