@@ -82,6 +82,10 @@ setup() {
 		echo always >$THP/enabled
 		echo 1 >$H/prezero/enabled
 		echo 1 >$H/debloat/enabled ;;
+	HawkEye-no-prezero)
+		# Bloat recovery alone: what pre-zeroing costs beside Redis.
+		echo always >$THP/enabled
+		echo 1 >$H/debloat/enabled ;;
 	Ingens-90 | Ingens-50)
 		# Table 7's Ingens columns: the ingens policy at a 90% / 50%
 		# utilisation threshold (its FMFI switch as booted).
