@@ -37,7 +37,7 @@ while getopts o:b:d:x:s:t:c: opt; do
 	esac
 done
 
-THP=/sys/kernel/mm/transparent_hugepage
+. "$here/lib.sh"
 KH=$THP/khugepaged
 H=/sys/kernel/mm/hawkeye
 command -v redis-server >/dev/null || { echo "bloat.sh: redis-server is not installed" >&2; exit 1; }
@@ -67,8 +67,8 @@ memtotal=$(mem MemTotal)
 keys=$((memtotal * data_pct / 100 * 10 / 42))
 mkdir -p "$(dirname "$out")"
 : >"$out"
-printf '{"type": "env", "kernel": "%s", "mem_total_kb": %s, "swap_total_kb": %s, "cpus": %s, "keys": %s, "value_size": 4090, "data_pct": %s, "del_pct": %s, "redis": "%s"}\n' \
-	"$(uname -r)" "$memtotal" "$(mem SwapTotal)" "$(nproc)" $keys "$data_pct" "$del_pct" \
+printf '{"type": "env", %s, "mem_total_kb": %s, "swap_total_kb": %s, "cpus": %s, "keys": %s, "value_size": 4090, "data_pct": %s, "del_pct": %s, "redis": "%s"}\n' \
+	"$(env_json)" "$memtotal" "$(mem SwapTotal)" "$(nproc)" $keys "$data_pct" "$del_pct" \
 	"$(redis-server --version | awk '{print $3}' | cut -d= -f2)" >>"$out"
 
 setup() {
@@ -136,6 +136,7 @@ for config in $configs; do
 	start=$(date +%s.%N)
 	"$bindir/redisbloat" watch "$redis_pid" "$config" /tmp/bloat.phase >>"$out" &
 	sampler_pid=$!
+	cpu_watch_start
 	ok=1
 	step P1 fill key $keys 4090 || ok=0
 	if [ $ok = 1 ]; then
@@ -166,6 +167,7 @@ for config in $configs; do
 	printf '{"type": "end", "config": "%s", "completed": %s, "server_alive": %s, "oom_kills": %s, "seconds": %s}\n' \
 		"$config" $ok $alive $(($(vm oom_kill) - oom0)) \
 		"$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')" >>"$out"
+	cpu_watch_stop bloat "$config" >>"$out"
 	kill -9 "$redis_pid" 2>/dev/null || true
 	wait "$redis_pid" 2>/dev/null || true
 	redis_pid=

@@ -24,7 +24,7 @@ GOALS = {
 
 def read(lines):
     rows = [json.loads(line) for line in lines if line.strip()]
-    return {t: [r for r in rows if r.get("type") == t] for t in ("env", "sample", "step", "end")}
+    return {t: [r for r in rows if r.get("type") == t] for t in ("env", "sample", "step", "end", "thread_cpu")}
 
 
 def footprint(s):
@@ -104,7 +104,7 @@ def summarize(data):
             if cmp["hawkeye_vs_2mb_throughput"] is not None else None,
     }
     return {"env": data["env"][0] if data["env"] else {}, "configs": out,
-            "comparisons": cmp, "goals": goals}
+            "comparisons": cmp, "goals": goals, "thread_cpu": data.get("thread_cpu", [])}
 
 
 def _gb(kb):

@@ -4,23 +4,28 @@
 #   bandwidth  background zeroing speed, non-temporal vs normal stores
 #   rate       zeroing rate observed against the rate knob
 #   spinup     the paper's Table 8 in miniature: a JVM with a pre-touched
-#              heap, and hashinsert, under Linux-2MB and HawkEye-2MB
+#              heap, hashinsert and Redis SETs of 2 MB values, under
+#              Linux-4KB, Linux-2MB, Ingens-90%, HawkEye-4KB and HawkEye-2MB
+#              (TABLE8_CONFIGS), REPS runs each
 #
-#   bench/prezero.sh -o OUTFILE [-b BINDIR] [-m HEAP_MIB]
+#   bench/prezero.sh -o OUTFILE [-b BINDIR] [-m HEAP_MIB] [-r REPS] [-T]
+# -T: Table 8 (spinup) only.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-out=results/raw/prezero.jsonl bindir=$here/../build/bench heap=768
-while getopts o:b:m: opt; do
+out=results/raw/prezero.jsonl bindir=$here/../build/bench heap=768 reps=3 only_table8=
+while getopts o:b:m:r:T opt; do
 	case $opt in
 	o) out=$OPTARG ;;
 	b) bindir=$OPTARG ;;
 	m) heap=$OPTARG ;;
-	*) echo "usage: $0 [-o OUTFILE] [-b BINDIR] [-m HEAP_MIB]" >&2; exit 2 ;;
+	r) reps=$OPTARG ;;
+	T) only_table8=1 ;;
+	*) echo "usage: $0 [-o OUTFILE] [-b BINDIR] [-m HEAP_MIB] [-r REPS] [-T]" >&2; exit 2 ;;
 	esac
 done
 
-THP=/sys/kernel/mm/transparent_hugepage
+. "$here/lib.sh"
 P=/sys/kernel/mm/hawkeye/prezero
 [ -d $P ] || { echo "prezero.sh: this kernel has no HawkEye pre-zeroing" >&2; exit 1; }
 vm() { awk -v k="$1" '$1 == k {print $2}' /proc/vmstat; }
@@ -28,7 +33,11 @@ now() { date +%s.%N; }
 orig_thp=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $THP/enabled)
 orig_zero_page=$(cat $THP/use_zero_page)
 orig_rate=$(cat $P/rate)
+orig_policy=$(current /sys/kernel/mm/hawkeye/promote/policy 2>/dev/null || true)
+orig_util=$(cat /sys/kernel/mm/hawkeye/ingens/util_threshold 2>/dev/null || true)
 reset() {
+	[ -z "$orig_policy" ] || echo "$orig_policy" >/sys/kernel/mm/hawkeye/promote/policy
+	[ -z "$orig_util" ] || echo "$orig_util" >/sys/kernel/mm/hawkeye/ingens/util_threshold
 	echo 0 >$P/enabled
 	echo "$orig_rate" >$P/rate
 	echo 1 >$P/nontemporal
@@ -43,40 +52,42 @@ dirty() { echo never >$THP/enabled; "$bindir/table1" -m "$1" -r 1 -l dirty >/dev
 
 mkdir -p "$(dirname "$out")"
 : >"$out"
-printf '{"type": "env", "kernel": "%s", "mem_total_kb": %s, "cpus": %s}\n' "$(uname -r)" \
+printf '{"type": "env", %s, "mem_total_kb": %s, "cpus": %s}\n' "$(env_json)" \
 	"$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)" "$(nproc)" >>"$out"
 
-echo "prezero.sh: zeroing bandwidth, non-temporal vs normal stores" >&2
-for nt in 1 0; do
-	reset
-	dirty 1024
-	echo 0 >$P/rate
-	echo $nt >$P/nontemporal
-	z0=$(vm hawkeye_prezero_pages) t0=$(now)
-	echo 1 >$P/enabled
-	# Until the thread has gone a second without finding work.
-	last=$z0
-	while sleep 1; do
-		z=$(vm hawkeye_prezero_pages)
-		[ "$z" = "$last" ] && break
-		last=$z t1=$(now)
+if [ -z "$only_table8" ]; then
+	echo "prezero.sh: zeroing bandwidth, non-temporal vs normal stores" >&2
+	for nt in 1 0; do
+		reset
+		dirty 1024
+		echo 0 >$P/rate
+		echo $nt >$P/nontemporal
+		z0=$(vm hawkeye_prezero_pages) t0=$(now)
+		echo 1 >$P/enabled
+		# Until the thread has gone a second without finding work.
+		last=$z0
+		while sleep 1; do
+			z=$(vm hawkeye_prezero_pages)
+			[ "$z" = "$last" ] && break
+			last=$z t1=$(now)
+		done
+		printf '{"type": "bandwidth", "nontemporal": %s, "pages": %s, "seconds": %s}\n' \
+			$nt $((last - z0)) "$(echo "${t1:-$t0} - $t0" | bc)" >>"$out"
 	done
-	printf '{"type": "bandwidth", "nontemporal": %s, "pages": %s, "seconds": %s}\n' \
-		$nt $((last - z0)) "$(echo "${t1:-$t0} - $t0" | bc)" >>"$out"
-done
 
-echo "prezero.sh: rate knob vs observed rate" >&2
-for rate in 2560 10000; do
-	reset
-	dirty 1024
-	echo $rate >$P/rate
-	echo 1 >$P/enabled
-	z0=$(vm hawkeye_prezero_pages) t0=$(now)
-	sleep 5
-	z1=$(vm hawkeye_prezero_pages) t1=$(now)
-	printf '{"type": "rate", "knob": %s, "pages": %s, "seconds": %s}\n' \
-		$rate $((z1 - z0)) "$(echo "$t1 - $t0" | bc)" >>"$out"
-done
+	echo "prezero.sh: rate knob vs observed rate" >&2
+	for rate in 2560 10000; do
+		reset
+		dirty 1024
+		echo $rate >$P/rate
+		echo 1 >$P/enabled
+		z0=$(vm hawkeye_prezero_pages) t0=$(now)
+		sleep 5
+		z1=$(vm hawkeye_prezero_pages) t1=$(now)
+		printf '{"type": "rate", "knob": %s, "pages": %s, "seconds": %s}\n' \
+			$rate $((z1 - z0)) "$(echo "$t1 - $t0" | bc)" >>"$out"
+	done
+fi
 
 # Wait, untimed, until MIB of free memory is pre-zeroed, or the thread has
 # gone two seconds without zeroing anything (all it can reach is zeroed).
@@ -100,29 +111,72 @@ spinup() {	# LABEL CMD...: one timed run, JSON line
 		"$WORKLOAD" "$label" "$(echo "$t1 - $t0" | bc)" >>"$out"
 }
 
+# Table 8's configurations. Ingens-90% is the HawkEye kernel's ingens
+# policy: base pages at fault time (it promotes later, in the background).
+configs=${TABLE8_CONFIGS:-Linux-4KB Linux-2MB Ingens-90% HawkEye-4KB HawkEye-2MB}
+PROMOTE=/sys/kernel/mm/hawkeye/promote
+table8_setup() {
+	case $1 in
+	*-4KB) echo never >$THP/enabled ;;
+	*) echo always >$THP/enabled ;;
+	esac
+	case $1 in
+	Ingens-90%)
+		echo 90 >/sys/kernel/mm/hawkeye/ingens/util_threshold
+		echo ingens >$PROMOTE/policy ;;
+	HawkEye-*)
+		echo 0 >$P/rate
+		echo 1 >$P/enabled ;;
+	esac
+}
+# Before each timed run: HawkEye's pool refilled (untimed), as a system
+# with idle time between launches would have it.
+refill() { case $1 in HawkEye-*) wait_zeroed $((heap + 64)) ;; esac; }
+
+# Redis with 2 MB values (Table 8's first row): SETs of heap / 2 values of
+# 2 MB into a fresh server; requests per second.
+REDIS_SOCK=/tmp/prezero-redis.sock
+redis2mb() {
+	local pid n=$((heap / 2)) r secs
+	command -v redis-server >/dev/null || return 0
+	rm -f $REDIS_SOCK
+	redis-server --port 0 --unixsocket $REDIS_SOCK --save "" --appendonly no \
+		--disable-thp no --daemonize no --loglevel warning >/dev/null 2>&1 &
+	pid=$!
+	for _ in $(seq 100); do [ -S $REDIS_SOCK ] && break; sleep 0.2; done
+	r=$("$bindir/redisbloat" -s $REDIS_SOCK fill v $n 2097152) || r=''
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	secs=$(echo "$r" | sed -n 's/.*"secs": \([0-9.]*\).*/\1/p')
+	[ -n "$secs" ] || { echo "prezero.sh: redis run failed" >&2; return 0; }
+	printf '{"type": "spinup", "workload": "redis", "label": "%s", "seconds": %s, "ops_per_s": %s}\n' \
+		"$1" "$secs" "$(awk -v n=$n -v s="$secs" 'BEGIN {printf "%.1f", n / s}')" >>"$out"
+}
+
 # One untimed start first, so that no configuration pays for a cold page cache.
 command -v java >/dev/null && java -Xshare:auto -version >/dev/null 2>&1
-for config in Linux-2MB HawkEye-2MB; do
-	for rep in 1 2 3; do
+for config in $configs; do
+	for rep in $(seq "$reps"); do
 		reset
 		dirty 1024
-		echo always >$THP/enabled
 		# hashinsert reads a slot before it writes it: without this the
 		# first read maps the huge zero page and the write then falls
-		# back to 4 KB pages (upstream behaviour), in both configurations.
+		# back to 4 KB pages (upstream behaviour), in all configurations.
 		echo 0 >$THP/use_zero_page
-		if [ $config = HawkEye-2MB ]; then
-			echo 0 >$P/rate
-			echo 1 >$P/enabled
-			wait_zeroed $((heap + 64))
-		fi
-		echo "prezero.sh: $config run $rep" >&2
+		table8_setup "$config"
+		echo "prezero.sh: Table 8: $config run $rep" >&2
+		[ "$rep" = 1 ] && cpu_watch_start
 		if command -v java >/dev/null; then
-			WORKLOAD=jvm spinup $config java -Xms${heap}m -Xmx${heap}m \
+			refill "$config"
+			WORKLOAD=jvm spinup "$config" java -Xms${heap}m -Xmx${heap}m \
 				-XX:+AlwaysPreTouch -XX:+UseSerialGC -version
 		fi
-		[ $config = HawkEye-2MB ] && wait_zeroed $((heap + 64))
-		"$bindir/hashinsert" -m "$heap" -l $config >>"$out"
+		refill "$config"
+		"$bindir/hashinsert" -m "$heap" -l "$config" >>"$out"
+		refill "$config"
+		redis2mb "$config"
 	done
+	cpu_watch_stop table8 "$config" >>"$out"
 done
 command -v java >/dev/null || echo "prezero.sh: no java in the guest: JVM spin-up skipped" >&2
+command -v redis-server >/dev/null || echo "prezero.sh: no redis-server in the guest: Redis skipped" >&2

@@ -7,6 +7,12 @@
 #             fragmenter lets go, and promotion has to find the hot regions
 #             (top of the mapping) with a small, equal budget
 #   fairness  three instances of one workload started together, same steps
+#   order     the paper's Figure 8 in miniature: xsbench (TLB-sensitive)
+#             beside a lightly loaded Redis (REDIS_MB of 1 KB values, read
+#             at REDIS_RATE GET/s), xsbench launched before Redis
+#             ("workload-first") or after it ("redis-first"); THP enabled
+#             is "always" (not madvise) so that Redis's heap is eligible too.
+#             Linux promotes in launch order, HawkEye by access coverage
 #   pmu       (not by default) the paper's Table 9 in miniature: a random
 #             reader (xsbench -f 1.0) and a sequential one (sequential.c),
 #             equal access coverage, run together under hawkeye-g and under
@@ -18,8 +24,9 @@
 #   bench/promotion.sh -V [-k BZIMAGE]     (on the host: build, boot, run, report)
 #
 # Policies: none (THP never: base pages only, the baseline), linux
-# (khugepaged) and hawkeye-g (/sys/kernel/mm/hawkeye/promote/policy; when
-# the kernel has no such knob it is recorded as unavailable and skipped);
+# (khugepaged), and the HawkEye kernel's hawkeye-g, ingens and freebsd
+# (/sys/kernel/mm/hawkeye/promote/policy; a policy the kernel lacks is
+# recorded as unavailable and skipped);
 # the pmu experiment runs hawkeye-g and hawkeye-pmu (PMU_POLICIES).
 # Settings come from the environment (defaults; QUICK=1 ones in brackets):
 #   MB=512 [128]             footprint of one single-run workload
@@ -36,11 +43,15 @@
 #   PMU_MB=128 [48]          pmu: footprint of each of the two workloads
 #   PMU_SECONDS=240 [90]     pmu: seconds of a run (hawkeye-g must promote
 #                            both: 2 x PMU_MB / 2 regions at <= 2 a second)
+#   ORDER_MB=128 [64]        order: xsbench's footprint
+#   ORDER_SECONDS=90 [40]    order: seconds of xsbench's run
+#   REDIS_MB=96 [48], REDIS_RATE=1000   order: Redis's data and its load
+#   ORDER_POLICIES=(-p's)    order: the policies it runs
 #   PMU_RANDOM=6000, PMU_SEQUENTIAL=50   pmu: synthetic MMU overheads in
 #                            1/100 % (the paper's Table 9: 60 %, 0.5 %), used
 #                            when hawkeye-pmud finds no PMU
 # The raw output goes to results/raw/promotion.jsonl, or pmu.jsonl for -x pmu
-# alone.
+# alone, order.jsonl for -x order alone.
 # QUICK=1 also runs the fairness experiment with xsbench only and without
 # its "none" baseline.
 set -euo pipefail
@@ -75,7 +86,10 @@ if [ -n "${QUICK:-}" ]; then
 	FAIR_SECONDS=${FAIR_SECONDS:-20} SCAN_PERIOD_MS=${SCAN_PERIOD_MS:-5000}
 	fair_workloads=${fair_workloads:-xsbench}
 	PMU_MB=${PMU_MB:-48} PMU_SECONDS=${PMU_SECONDS:-90}
+	ORDER_MB=${ORDER_MB:-64} ORDER_SECONDS=${ORDER_SECONDS:-40} REDIS_MB=${REDIS_MB:-48}
 fi
+ORDER_MB=${ORDER_MB:-128} ORDER_SECONDS=${ORDER_SECONDS:-90} REDIS_MB=${REDIS_MB:-96}
+REDIS_RATE=${REDIS_RATE:-1000} ORDER_POLICIES=${ORDER_POLICIES:-$policies}
 MB=${MB:-512} FAIR_MB=${FAIR_MB:-256} HOT=${HOT:-0.125} DURATION=${DURATION:-180}
 FAIR_SECONDS=${FAIR_SECONDS:-120} PAGES_TO_SCAN=${PAGES_TO_SCAN:-1024}
 SCAN_SLEEP_MS=${SCAN_SLEEP_MS:-1000} SCAN_PERIOD_MS=${SCAN_PERIOD_MS:-10000}
@@ -85,6 +99,7 @@ PMU_MB=${PMU_MB:-128} PMU_SECONDS=${PMU_SECONDS:-240} PMU_RANDOM=${PMU_RANDOM:-6
 PMU_SEQUENTIAL=${PMU_SEQUENTIAL:-50} PMU_POLICIES=${PMU_POLICIES:-hawkeye-g hawkeye-pmu}
 PMUD=${PMUD:-$repo/build/tools/hawkeye-pmud}
 [ "$experiments" = pmu ] && out=${out:-results/raw/pmu.jsonl}
+[ "$experiments" = order ] && out=${out:-results/raw/order.jsonl}
 out=${out:-results/raw/promotion.jsonl}
 
 # Host mode: compile the programs, boot the release kernel once with this
@@ -92,7 +107,7 @@ out=${out:-results/raw/promotion.jsonl}
 if [ -n "$host_mode" ]; then
 	cd "$repo"
 	mkdir -p build/bench results/raw
-	for prog in fragment xsbench graph500 sequential; do
+	for prog in fragment xsbench graph500 sequential redisbloat; do
 		cc -O2 -Wall -Wextra -Werror -o "build/bench/$prog" "bench/$prog.c"
 	done
 	# The pmu experiment's daemon (needs libpfm4); without it: synthetic.
@@ -112,7 +127,9 @@ if [ -n "$host_mode" ]; then
 		SCAN_PERIOD_MS="$SCAN_PERIOD_MS" SAMPLE_WINDOW_MS="$SAMPLE_WINDOW_MS" \
 		LEAVE_MB="$LEAVE_MB" PMU_MB="$PMU_MB" PMU_SECONDS="$PMU_SECONDS" \
 		PMU_RANDOM="$PMU_RANDOM" PMU_SEQUENTIAL="$PMU_SEQUENTIAL" \
-		PMU_POLICIES="$PMU_POLICIES" PMUD="$PMUD" bench/promotion.sh -o "$out" -w "$workloads" \
+		PMU_POLICIES="$PMU_POLICIES" PMUD="$PMUD" ORDER_MB="$ORDER_MB" \
+		ORDER_SECONDS="$ORDER_SECONDS" REDIS_MB="$REDIS_MB" REDIS_RATE="$REDIS_RATE" \
+		ORDER_POLICIES="$ORDER_POLICIES" bench/promotion.sh -o "$out" -w "$workloads" \
 		-p "$policies" -f "$fair_workloads" -x "$experiments"
 	# The venv has matplotlib (for the plots); else the system's Python.
 	py=build/venv/bin/python
@@ -125,6 +142,10 @@ fi
 [ "$(id -u)" = 0 ] || { echo "promotion.sh: run it as root in the guest (or -V on the host)" >&2; exit 1; }
 progs="fragment xsbench graph500"
 [[ " $experiments " == *" pmu "* ]] && progs+=" sequential"
+if [[ " $experiments " == *" order "* ]]; then
+	progs+=" redisbloat"
+	command -v redis-server >/dev/null || { echo "promotion.sh: order needs redis-server" >&2; exit 1; }
+fi
 for prog in $progs; do
 	[ -x "$bindir/$prog" ] || { echo "promotion.sh: no $bindir/$prog (build it, or use -V)" >&2; exit 1; }
 done
@@ -132,12 +153,10 @@ done
 PY=$(command -v /usr/bin/python3 || command -v python3) ||
 	{ echo "promotion.sh: needs python3 in the guest" >&2; exit 1; }
 
-THP=/sys/kernel/mm/transparent_hugepage
+. "$here/lib.sh"
 KH=$THP/khugepaged
 HK=/sys/kernel/mm/hawkeye/promote
 VM=/proc/sys/vm
-# The word in brackets of a sysfs choice file: "always [madvise] never" -> madvise.
-current() { sed -n 's/.*\[\(.*\)\].*/\1/p' "$1"; }
 # The policy file may be a choice file ("[linux] hawkeye-g") or hold one word.
 policy_now() { local v; v=$(current $HK/policy); echo "${v:-$(cat $HK/policy)}"; }
 
@@ -161,24 +180,6 @@ restore() {
 	rm -rf "$tmp"
 }
 trap restore EXIT
-
-# "name": value pairs of the knobs that exist (numbers bare, words quoted).
-knobs_json() {
-	local f v sep=
-	for f in "$THP/enabled" "$THP/defrag" "$KH/pages_to_scan" "$KH/scan_sleep_millisecs" \
-		"$KH/alloc_sleep_millisecs" "$KH/defrag" "$KH/max_ptes_none" \
-		"$VM/compact_unevictable_allowed" "$VM/compaction_proactiveness" \
-		"$HK/policy" "$HK/batch" "$HK/sleep_ms" "$HK/scan_period_ms" \
-		"$HK/sample_window_ms" "$HK/ema_weight" "$HK/pmu_threshold" "$HK/pmu_band" \
-		"$HK/pmu_ttl_ms"; do
-		[ -e "$f" ] || continue
-		v=$(current "$f")
-		v=${v:-$(cat "$f")}
-		[[ $v =~ ^-?[0-9]+$ ]] || v="\"$v\""
-		printf '%s"%s": %s' "$sep" "${f#/sys/kernel/mm/}" "$v"
-		sep=", "
-	done
-}
 
 # Policy and the common promotion budget. Returns 1 if POLICY is unavailable.
 setup_policy() {
@@ -407,13 +408,33 @@ pmu_overheads() {
 	echo "promotion.sh:   MMU overheads: $pmu_source (hawkeye-pmud exit status $rc)" >&2
 }
 
+# The order experiment's companion: a Redis server filled with REDIS_MB of
+# 1 KB values (about 1.2 KB each with Redis's own structures), with a
+# once-a-second sample of its memory (redisbloat watch).
+REDIS_SOCK=/tmp/promotion-redis.sock
+redis_keys() { echo $((REDIS_MB * 850)); }
+redis_start() {
+	rm -f $REDIS_SOCK
+	# disable-thp no: Redis turns THP off for itself by default.
+	redis-server --port 0 --unixsocket $REDIS_SOCK --save "" --appendonly no \
+		--disable-thp no --daemonize no --loglevel warning >"$tmp/redis.log" 2>&1 &
+	redis_pid=$!
+	bg_pids+=("$redis_pid")
+	for _ in $(seq 100); do [ -S $REDIS_SOCK ] && break; sleep 0.2; done
+	"$bindir/redisbloat" watch "$redis_pid" redis /dev/null >"$tmp/redis-watch.out" &
+	bg_pids+=($!)
+	"$bindir/redisbloat" -s $REDIS_SOCK fill r "$(redis_keys)" 1000 >"$tmp/redis-fill.out"
+}
+
 run_id=0
+order=''	# the order experiment: redis-first or workload-first
 # run EXPERIMENT WORKLOAD POLICY INSTANCES MB [WORKLOAD ARGS...]: one run,
 # fragmented start; appends its lines to $out. Returns 1 if the policy is
 # unavailable. WORKLOAD may be a list "a+b": instance i runs the i-th (the
 # last one for the rest).
 run() {
 	local exp=$1 w=$2 policy=$3 n=$4 mb=$5 i fpid spid hot=$HOT ws wi dpid='' pmu_source=''
+	local frag_mb=$(($5 * $4 + 64)) cpid='' redis_pid=''
 	shift 5
 	IFS=+ read -ra ws <<<"$w"
 	[ "$exp" = pmu ] && hot=1.0
@@ -424,9 +445,14 @@ run() {
 		echo "promotion.sh: policy $policy unavailable on this kernel: skipped" >&2
 		return 1
 	fi
-	echo "promotion.sh: [$run_id] $exp $w x$n, policy $policy, ${mb} MB, args: $*" >&2
-	printf '{"type": "run", "run": %d, "experiment": "%s", "workload": "%s", "policy": "%s", "instances": %d, "mb": %d, "hot_fraction": %s, "args": "%s", "budget": {"pages_to_scan": %d, "scan_sleep_ms": %d, "batch": %d, "sleep_ms": %d, "scan_period_ms": %d, "sample_window_ms": %d}, "knobs": {%s}}\n' \
-		$run_id "$exp" "$w" "$policy" "$n" "$mb" "$hot" "$*" "$PAGES_TO_SCAN" "$SCAN_SLEEP_MS" \
+	if [ "$exp" = order ]; then
+		[ "$policy" = none ] || echo always >$THP/enabled
+		frag_mb=$((frag_mb + REDIS_MB * 3 / 2))
+	fi
+	echo "promotion.sh: [$run_id] $exp $w x$n, policy $policy, ${mb} MB${order:+, $order}, args: $*" >&2
+	printf '{"type": "run", "run": %d, "experiment": "%s", "workload": "%s", "policy": "%s", "instances": %d, "mb": %d, "hot_fraction": %s, "args": "%s", "order": "%s", "redis_mb": %d, "redis_rate": %d, "budget": {"pages_to_scan": %d, "scan_sleep_ms": %d, "batch": %d, "sleep_ms": %d, "scan_period_ms": %d, "sample_window_ms": %d}, "knobs": {%s}}\n' \
+		$run_id "$exp" "$w" "$policy" "$n" "$mb" "$hot" "$*" "$order" "$REDIS_MB" "$REDIS_RATE" \
+		"$PAGES_TO_SCAN" "$SCAN_SLEEP_MS" \
 		$((PAGES_TO_SCAN / 512)) "$SCAN_SLEEP_MS" "$SCAN_PERIOD_MS" "$SAMPLE_WINDOW_MS" \
 		"$(knobs_json)" >>"$out"
 	sync
@@ -434,10 +460,12 @@ run() {
 	echo 1 >$VM/compact_memory
 	rm -f "$tmp"/*.out "$tmp/frag.pid" "$tmp/pmud.err"
 	# Fragmented free memory: what the workloads need and 64 MB more.
-	"$bindir/fragment" -l "$LEAVE_MB" -f $((mb * n + 64)) -p "$tmp/frag.pid" >"$tmp/frag.out" &
+	"$bindir/fragment" -l "$LEAVE_MB" -f $frag_mb -p "$tmp/frag.pid" >"$tmp/frag.out" &
 	fpid=$!
 	bg_pids=("$fpid")
 	wait_for "$tmp/frag.pid" . 300
+	cpu_watch_start
+	[ "$order" = redis-first ] && redis_start
 	local pids=() specs=()
 	for ((i = 0; i < n; i++)); do
 		wi=${ws[$((i < ${#ws[@]} ? i : ${#ws[@]} - 1))]}
@@ -452,6 +480,7 @@ run() {
 	for ((i = 0; i < n; i++)); do
 		wait_for "$tmp/${specs[$i]##*:}-$i.out" ' ready ' 600
 	done
+	[ "$order" = workload-first ] && redis_start
 	# The sampler is running (Python can take long to start in a busy
 	# guest): the samples cover t = 0.
 	wait_for "$out" "\"type\": \"sample\", \"run\": $run_id," 300 || true
@@ -461,6 +490,12 @@ run() {
 	kill -TERM "$fpid"
 	wait "$fpid"
 	kill -USR1 "${pids[@]}"
+	if [ -n "$order" ]; then	# the light load, for as long as the workload runs
+		"$bindir/redisbloat" -s $REDIS_SOCK get r "$(redis_keys)" 0 1 "$ORDER_SECONDS" \
+			"$REDIS_RATE" >"$tmp/redis-get.out" &
+		cpid=$!
+		bg_pids+=("$cpid")
+	fi
 	if [ "$pmu_source" = hawkeye-pmud ]; then	# a PMU: the daemon measures while they run
 		"$PMUD" -p 5 -w 1 2>>"$tmp/pmud.err" &
 		dpid=$!
@@ -475,6 +510,15 @@ run() {
 	fi
 	kill -TERM "$spid"
 	wait "$spid"
+	if [ -n "$order" ]; then
+		wait "$cpid" || echo "promotion.sh: the Redis client failed" >&2
+		kill "$redis_pid" 2>/dev/null || true
+		wait "$redis_pid" 2>/dev/null || true
+		sed "s/^{\"type\": \"sample\", /{\"type\": \"companion\", \"run\": $run_id, /" \
+			"$tmp/redis-watch.out" >>"$out"
+		sed "s/^{/{\"type\": \"companion_op\", \"run\": $run_id, /" "$tmp/redis-fill.out" "$tmp/redis-get.out" >>"$out"
+	fi
+	cpu_watch_stop "$exp" "$policy${order:+ $order}" | sed "s/^{/{\"run\": $run_id, /" >>"$out"
 	bg_pids=()
 	sed "s/^{/{\"run\": $run_id, /" "$tmp/frag.out" >>"$out"
 	grep -h ' done ' "$tmp"/*.out | sed 's/^/promotion.sh:   /' >&2
@@ -501,10 +545,10 @@ EOF
 
 mkdir -p "$(dirname "$out")"
 : >"$out"
-printf '{"type": "env", "kernel": "%s", "mem_total_kb": %s, "cpus": %s, "quick": "%s", "hawkeye_promote": %s, "mb": %s, "fair_mb": %s, "hot_fraction": %s, "duration": %s, "fair_seconds": %s, "leave_mb": %s, "boot": {%s}}\n' \
-	"$(uname -r)" "$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)" "$(nproc)" "${QUICK:-}" \
+printf '{"type": "env", %s, "mem_total_kb": %s, "cpus": %s, "quick": "%s", "hawkeye_promote": %s, "mb": %s, "fair_mb": %s, "hot_fraction": %s, "duration": %s, "fair_seconds": %s, "leave_mb": %s}\n' \
+	"$(env_json)" "$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)" "$(nproc)" "${QUICK:-}" \
 	"$([ -e $HK/policy ] && echo true || echo false)" "$MB" "$FAIR_MB" "$HOT" "$DURATION" \
-	"$FAIR_SECONDS" "$LEAVE_MB" "$(knobs_json)" >>"$out"
+	"$FAIR_SECONDS" "$LEAVE_MB" >>"$out"
 
 if [[ " $experiments " == *" single "* ]]; then
 	for w in $workloads; do
@@ -528,6 +572,16 @@ if [[ " $experiments " == *" fairness "* ]]; then
 			fi
 		done
 	done
+fi
+if [[ " $experiments " == *" order "* ]]; then
+	for p in $ORDER_POLICIES; do
+		for order in workload-first redis-first; do
+			# Without huge pages the order does not matter: one baseline run.
+			[ "$p" = none ] && [ $order = redis-first ] && continue
+			run order xsbench "$p" 1 "$ORDER_MB" -d "$ORDER_SECONDS" || true
+		done
+	done
+	order=''
 fi
 if [[ " $experiments " == *" pmu "* ]]; then
 	for p in $PMU_POLICIES; do

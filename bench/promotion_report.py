@@ -30,8 +30,10 @@ HPAGE_KB = 2048
 # The /proc/vmstat counter that counts a policy's promotions.
 PROMOTION_COUNTER = {"linux": "thp_collapse_alloc", "none": "thp_collapse_alloc",
                      "hawkeye-g": "hawkeye_promote_success",
-                     "hawkeye-pmu": "hawkeye_promote_success"}
-POLICY_ORDER = ["none", "linux", "hawkeye-g", "hawkeye-pmu"]
+                     "hawkeye-pmu": "hawkeye_promote_success",
+                     "ingens": "hawkeye_promote_success",
+                     "freebsd": "hawkeye_promote_success"}
+POLICY_ORDER = ["none", "linux", "ingens", "freebsd", "hawkeye-g", "hawkeye-pmu"]
 PMU_EXPECTED_RATIO = 2.0   # hawkeye-g / hawkeye-pmu time to promote the random one
 TCG_NOTE = ("TCG does not model the TLB: throughput differences between the policies "
             "are QEMU's software page walks, not the hardware's MMU overhead")
@@ -47,7 +49,8 @@ def parse_lines(lines):
      "progress": {id: {inst: [..]}}, "instances": {id: {inst: ..}},
      "fragment": {id: ..}, "release": {id: ..}, "overhead": {id: ..}}."""
     d = {"env": {}, "runs": {}, "unavailable": [], "samples": {}, "progress": {},
-         "instances": {}, "fragment": {}, "release": {}, "overhead": {}}
+         "instances": {}, "fragment": {}, "release": {}, "overhead": {},
+         "companion": {}, "companion_op": {}, "thread_cpu": {}}
     for n, line in enumerate(lines, 1):
         line = line.strip()
         if not line:
@@ -75,6 +78,10 @@ def parse_lines(lines):
             d["release"][run] = o
         elif kind == "overhead":
             d["overhead"][run] = o
+        elif kind in ("companion", "companion_op"):
+            d[kind].setdefault(run, []).append(o)
+        elif kind == "thread_cpu":
+            d["thread_cpu"][run] = o
         else:
             raise ReportError(f"line {n}: unknown type {kind!r}")
     if not d["runs"]:
@@ -325,6 +332,86 @@ def summarize_fairness(d):
             }
         out[w] = wres
     return out
+
+
+ORDERS = ("workload-first", "redis-first")
+
+
+def summarize_order(d):
+    """Figure 8: per policy and launch order, xsbench's speedup over the
+    'none' run, time until 90 % of its hot regions are huge, its huge pages
+    and Redis's at the end; and per policy how much the launch order
+    changed that time (redis-first / workload-first)."""
+    runs = {}
+    for rid, r in sorted(d["runs"].items()):
+        if r.get("experiment") == "order":
+            runs.setdefault(r["policy"], {})[r.get("order") or ORDERS[0]] = rid
+    base = None
+    if "none" in runs:
+        ins = analyse_run(d, next(iter(runs["none"].values())))
+        base = ins[0]["rate"] if ins else None
+    out = {}
+    for p in _sorted_policies(runs):
+        res = {}
+        for order in ORDERS:
+            rid = runs[p].get(order)
+            insts = analyse_run(d, rid) if rid is not None else []
+            if not insts:
+                continue
+            r = insts[0]
+            comp = d["companion"].get(rid, [])
+            ops = {o.get("op"): o for o in d["companion_op"].get(rid, [])}
+            # Never covered: the run's length is a lower bound.
+            t90 = r["t90"] if r["t90"] is not None else r["seconds"]
+            res[order] = {
+                "run": rid, "seconds": r["seconds"], "rate": r["rate"], "unit": r["unit"],
+                "speedup": ratio(r["rate"], base), "t90": t90,
+                "t90_lower_bound": r["t90"] is None, "final_coverage": r["final_coverage"],
+                "final_huge": r["final_huge"], "regions": r["regions"],
+                "hot_regions": r["hot_regions"],
+                "redis_anon_huge_kb_end": comp[-1].get("anon_huge_kb") if comp else None,
+                "redis_rss_kb_end": comp[-1].get("rss_kb") if comp else None,
+                "redis_get_per_s": ops.get("get", {}).get("ops_per_sec"),
+                "redis_fill_s": ops.get("fill", {}).get("secs"),
+                "series": [[p_["t"], round(coverage(p_), 4), p_["huge"]] for p_ in r["series"]],
+            }
+        if p != "none" and len(res) == 2:
+            res["t90_redis_first_over_workload_first"] = ratio(res[ORDERS[1]]["t90"],
+                                                               res[ORDERS[0]]["t90"])
+        if res:
+            out[p] = res
+    return out
+
+
+def format_order(summary):
+    out = ["Figure 8 in miniature: xsbench beside a lightly loaded Redis, launched before "
+           "(workload-first) or after it (redis-first)",
+           f"  {'policy':12s} {'order':15s} {'speedup':>8s} {'t90 (s)':>8s} {'hot cov':>8s} "
+           f"{'huge':>5s} {'Redis huge MB':>14s} {'GET/s':>7s}"]
+    for p, res in summary.items():
+        for order in ORDERS:
+            r = res.get(order)
+            if not r:
+                continue
+            t90 = ("≥" if r["t90_lower_bound"] else "") + fmt(r["t90"])
+            out.append(f"  {p:12s} {order:15s} {fmt(r['speedup'], '.3f'):>8s} {t90:>8s} "
+                       f"{fmt(100 * (r['final_coverage'] or 0), '.0f'):>7s}% "
+                       f"{fmt(r['final_huge'], 'd'):>5s} "
+                       f"{fmt((r['redis_anon_huge_kb_end'] or 0) / 1024, '.0f'):>14s} "
+                       f"{fmt(r['redis_get_per_s'], '.0f'):>7s}")
+        if res.get("t90_redis_first_over_workload_first") is not None:
+            out.append(f"  {p:12s} launch order effect on t90 (redis-first / workload-first): "
+                       f"x{res['t90_redis_first_over_workload_first']:.2f}")
+    out.append(f"  Note: {TCG_NOTE}.")
+    return "\n".join(out)
+
+
+def summarize_thread_cpu(d):
+    """CPU seconds of the memory-management threads per run."""
+    return [{"run": rid, "experiment": d["runs"].get(rid, {}).get("experiment"),
+             "workload": d["runs"].get(rid, {}).get("workload"), "config": o.get("config"),
+             "seconds": o.get("seconds"), "threads": o.get("threads")}
+            for rid, o in sorted(d["thread_cpu"].items())]
 
 
 def huge_at(ser, t):
@@ -592,6 +679,37 @@ def plot_pmu(pmu, outdir):
     return [path]
 
 
+def plot_order(order, outdir):
+    """order.png: xsbench's hot coverage over time per policy, solid when it
+    was launched first, dashed when Redis was; [] without matplotlib."""
+    if not order:
+        return []
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("promotion_report: no matplotlib: no plots", file=sys.stderr)
+        return []
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for p, res in order.items():
+        color = None
+        for o, style in zip(ORDERS, ("-", "--")):
+            if o in res:
+                ser = res[o]["series"]
+                line, = ax.plot([s[0] for s in ser], [100 * s[1] for s in ser], style,
+                                color=color, label=f"{p}, {o}")
+                color = line.get_color()
+    ax.set(title="xsbench beside Redis: hot regions that are huge", xlabel="seconds after release",
+           ylabel="hot-set coverage (%)", ylim=(-2, 102))
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    path = os.path.join(outdir, "order.png")
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return [path]
+
+
 def write_json(path, obj):
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w") as f:
@@ -606,6 +724,7 @@ def main(argv):
     p.add_argument("-o", "--output", default=os.path.join(REPO, "results/promotion.json"))
     p.add_argument("--fairness-output", help="default: fairness.json next to -o")
     p.add_argument("--pmu-output", help="default: pmu.json next to -o")
+    p.add_argument("--order-output", help="default: order.json next to -o")
     p.add_argument("--plots", help="directory for the PNGs (default: that of -o)")
     p.add_argument("--no-plots", action="store_true")
     a = p.parse_args(argv)
@@ -617,6 +736,8 @@ def main(argv):
         return 1
     env = environment(d)
     single, fair, pmu = summarize_single(d), summarize_fairness(d), summarize_pmu(d)
+    order = summarize_order(d)
+    env["thread_cpu"] = summarize_thread_cpu(d)
     if env["unavailable"]:
         print(f"unavailable on this kernel: {', '.join(env['unavailable'])}")
     if single:
@@ -625,19 +746,26 @@ def main(argv):
         print(format_fairness(fair))
     if pmu:
         print(format_pmu(pmu))
+    if order:
+        print(format_order(order))
     outdir = os.path.dirname(os.path.abspath(a.output))
-    # An input of pmu runs only leaves promotion.json and fairness.json alone.
-    others = any(r.get("experiment") != "pmu" for r in d["runs"].values())
-    if others:
+    # Each result file is written only if its experiment ran: an input of
+    # pmu runs alone leaves promotion.json and the others as they are.
+    if single:
         write_json(a.output, {"benchmark": "promotion", "environment": env, "workloads": single})
+    if fair:
         write_json(a.fairness_output or os.path.join(outdir, "fairness.json"),
                    {"benchmark": "fairness", "environment": env, "workloads": fair})
+    if order:
+        write_json(a.order_output or os.path.join(outdir, "order.json"),
+                   {"benchmark": "order", "environment": env, "note": TCG_NOTE,
+                    "policies": order})
     if pmu:
         write_json(a.pmu_output or os.path.join(outdir, "pmu.json"),
                    {"benchmark": "pmu", "environment": env, "note": TCG_NOTE, "workloads": pmu})
     if not a.no_plots:
-        paths = plot(single, fair, a.plots or outdir) if others else []
-        for path in paths + plot_pmu(pmu, a.plots or outdir):
+        paths = plot(single, fair, a.plots or outdir) if single or fair else []
+        for path in paths + plot_pmu(pmu, a.plots or outdir) + plot_order(order, a.plots or outdir):
             print(f"wrote {path}", file=sys.stderr)
     return 0
 

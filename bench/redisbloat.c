@@ -6,8 +6,9 @@
  *
  *   redisbloat -s SOCK fill PREFIX COUNT SIZE     SET PREFIX:i, i < COUNT
  *   redisbloat -s SOCK del PREFIX COUNT PCT SEED  DEL a random PCT% of them
- *   redisbloat -s SOCK get PREFIX COUNT PCT SEED SECS
- *                                                  GET random survivors
+ *   redisbloat -s SOCK get PREFIX COUNT PCT SEED SECS [RATE]
+ *                                                  GET random survivors, at
+ *                                                  most RATE a second if given
  *   redisbloat watch PID CONFIG PHASEFILE          a sample a second
  *
  * Values are pseudo-random, non-zero bytes: a page of values is never
@@ -215,7 +216,8 @@ static int del(const char *prefix, long count, int pct, uint64_t seed)
 	return 0;
 }
 
-static int get(const char *prefix, long count, int pct, uint64_t seed, double secs)
+static int get(const char *prefix, long count, int pct, uint64_t seed, double secs,
+	       double rate)
 {
 	double t0 = now(), t;
 	uint64_t x = seed;
@@ -234,6 +236,10 @@ static int get(const char *prefix, long count, int pct, uint64_t seed, double se
 		for (int k = 0; k < DEPTH; k++)
 			read_reply();
 		ops += DEPTH;
+		t = now() - t0;
+		/* A light load: wait until the next batch is due. */
+		if (rate > 0 && ops / rate > t && ops / rate < secs)
+			usleep((ops / rate - t) * 1e6);
 		t = now() - t0;
 	} while (t < secs);
 	printf("{\"op\": \"get\", \"ops\": %ld, \"secs\": %.3f, \"ops_per_sec\": %.1f}\n",
@@ -302,7 +308,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: redisbloat -s SOCK fill PREFIX COUNT SIZE\n"
 		"       redisbloat -s SOCK del PREFIX COUNT PCT SEED\n"
-		"       redisbloat -s SOCK get PREFIX COUNT PCT SEED SECS\n"
+		"       redisbloat -s SOCK get PREFIX COUNT PCT SEED SECS [RATE]\n"
 		"       redisbloat watch PID CONFIG PHASEFILE\n");
 	exit(2);
 }
@@ -327,10 +333,10 @@ int main(int argc, char **argv)
 		return fill(argv[4], atol(argv[5]), atol(argv[6]));
 	if (!strcmp(argv[3], "del") && nargs == 4)
 		return del(argv[4], atol(argv[5]), atoi(argv[6]), strtoull(argv[7], NULL, 0));
-	if (!strcmp(argv[3], "get") && nargs == 5 && atol(argv[5]) > 0 &&
+	if (!strcmp(argv[3], "get") && (nargs == 5 || nargs == 6) && atol(argv[5]) > 0 &&
 	    atoi(argv[6]) >= 0 && atoi(argv[6]) < 100)
 		return get(argv[4], atol(argv[5]), atoi(argv[6]), strtoull(argv[7], NULL, 0),
-			   atof(argv[8]));
+			   atof(argv[8]), nargs == 6 ? atof(argv[9]) : 0);
 	usage();
 	return 2;
 }

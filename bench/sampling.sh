@@ -17,10 +17,10 @@ while getopts o:b:m:s: opt; do
 	*) echo "usage: $0 [-o OUTFILE] [-b BINDIR] [-m MIB] [-s SECS]" >&2; exit 2 ;;
 	esac
 done
-THP=/sys/kernel/mm/transparent_hugepage
+. "$here/lib.sh"
 P=/sys/kernel/mm/hawkeye/promote
 [ -d $P ] || { echo "sampling.sh: this kernel has no HawkEye promotion" >&2; exit 1; }
-orig_thp=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $THP/enabled)
+orig_thp=$(current $THP/enabled)
 orig_sleep=$(cat $P/sleep_ms)
 reset() {
 	echo linux >$P/policy
@@ -50,6 +50,6 @@ kill "$pid"
 mkdir -p "$(dirname "$out")"
 awk -v c="$((c1 - c0))" -v hz="$(getconf CLK_TCK)" -v t0="$t0" -v t1="$t1" -v mib="$mib" \
 	-v sampled="$((s1 - s0))" -v huge="$huge" -v period="$(cat $P/scan_period_ms)" \
-	-v window="$(cat $P/sample_window_ms)" -v k="$(uname -r)" 'BEGIN {
-	printf "{\"type\": \"sampling\", \"kernel\": \"%s\", \"working_set_mib\": %d, \"seconds\": %.1f, \"scan_period_ms\": %d, \"sample_window_ms\": %d, \"regions_sampled\": %d, \"huge_kb_at_end\": %d, \"thread_cpu_s\": %.2f, \"pct_of_one_cpu\": %.3f}\n",
-		k, mib, t1 - t0, period, window, sampled, huge, c / hz, 100 * c / hz / (t1 - t0) }' | tee -a "$out"
+	-v window="$(cat $P/sample_window_ms)" -v env="$(env_json)" 'BEGIN {
+	printf "{\"type\": \"sampling\", %s, \"working_set_mib\": %d, \"seconds\": %.1f, \"scan_period_ms\": %d, \"sample_window_ms\": %d, \"regions_sampled\": %d, \"huge_kb_at_end\": %d, \"thread_cpu_s\": %.2f, \"pct_of_one_cpu\": %.3f}\n",
+		env, mib, t1 - t0, period, window, sampled, huge, c / hz, 100 * c / hz / (t1 - t0) }' | tee -a "$out"

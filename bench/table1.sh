@@ -24,9 +24,7 @@ while getopts m:r:o:b:c: opt; do
 	esac
 done
 
-THP=/sys/kernel/mm/transparent_hugepage
-# The word in brackets of a sysfs choice file: "always [madvise] never" -> madvise.
-current() { sed -n 's/.*\[\(.*\)\].*/\1/p' "$1"; }
+. "$here/lib.sh"
 thp() { echo "$1" >$THP/enabled; }
 
 # One configuration a line: "LABEL: setup commands". Each starts from
@@ -38,6 +36,7 @@ CONFIGS=(
 	"Linux-2MB: thp always"
 	"HawkEye-4KB: thp never; prezero"
 	"HawkEye-2MB: thp always; prezero"
+	"Ingens-90%: thp always; ingens 90"
 )
 
 # HawkEye pre-zeroing on, with no rate limit so that the pool refills in
@@ -50,9 +49,21 @@ prezero() {
 	refill=-z
 }
 
+# Ingens (a HawkEye kernel's "ingens" promotion policy): base pages at
+# fault time, asynchronous promotion of regions UTIL percent populated.
+PROMOTE=/sys/kernel/mm/hawkeye/promote
+INGENS=/sys/kernel/mm/hawkeye/ingens
+ingens() {
+	[ -d $INGENS ] || { echo "table1.sh: this kernel has no ingens policy" >&2; exit 1; }
+	echo "$1" >$INGENS/util_threshold
+	echo ingens >$PROMOTE/policy
+}
+
 orig_enabled=$(current $THP/enabled)
 orig_defrag=$(current $THP/defrag)
 orig_prezero_rate=$(cat $PREZERO/rate 2>/dev/null || echo 10000)
+orig_policy=$(current $PROMOTE/policy 2>/dev/null || true)
+orig_util=$(cat $INGENS/util_threshold 2>/dev/null || true)
 reset() {
 	echo "$orig_enabled" >$THP/enabled
 	echo "$orig_defrag" >$THP/defrag
@@ -60,14 +71,16 @@ reset() {
 		echo 0 >$PREZERO/enabled
 		echo "$orig_prezero_rate" >$PREZERO/rate
 	fi
+	[ -z "$orig_policy" ] || echo "$orig_policy" >$PROMOTE/policy
+	[ -z "$orig_util" ] || echo "$orig_util" >$INGENS/util_threshold
 	refill=
 }
 trap reset EXIT
 
 [ -x "$bin" ] || { echo "table1.sh: no binary $bin (build it with bench/run-table1)" >&2; exit 1; }
 mkdir -p "$(dirname "$out")"
-printf '{"type": "env", "kernel": "%s", "clocksource": "%s", "mem_total_kb": %s, "cpus": %s, "mib": %s, "reps": %s, "thp_enabled_boot": "%s", "thp_defrag_boot": "%s"}\n' \
-	"$(uname -r)" "$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)" \
+printf '{"type": "env", %s, "clocksource": "%s", "mem_total_kb": %s, "cpus": %s, "mib": %s, "reps": %s, "thp_enabled_boot": "%s", "thp_defrag_boot": "%s"}\n' \
+	"$(env_json)" "$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)" \
 	"$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)" "$(nproc)" "$mib" "$reps" \
 	"$orig_enabled" "$orig_defrag" >"$out"
 
@@ -86,5 +99,7 @@ for entry in "${CONFIGS[@]}"; do
 		"$label" "$setup_json" "$(current $THP/enabled)" "$(current $THP/defrag)" \
 		"$(awk '/^MemFree:/ {print $2}' /proc/meminfo)" >>"$out"
 	echo "table1.sh: $label ($mib MiB x $reps)" >&2
+	cpu_watch_start
 	"$bin" -m "$mib" -r "$reps" -l "$label" $refill >>"$out"
+	cpu_watch_stop table1 "$label" >>"$out"
 done

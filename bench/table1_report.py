@@ -30,7 +30,7 @@ METRICS = [c[0] for c in COLUMNS]
 OPTIONAL = [("prezeroed", "pre-zeroed faults", 1)]
 BASE, THP = "Linux-4KB", "Linux-2MB"
 # (base, other): the ratio lines printed, where both configurations ran.
-COMPARISONS = [(BASE, THP), (THP, "HawkEye-2MB"), (BASE, "HawkEye-4KB")]
+COMPARISONS = [(BASE, THP), (THP, "HawkEye-2MB"), (BASE, "HawkEye-4KB"), (BASE, "Ingens-90%")]
 
 
 class ReportError(Exception):
@@ -40,6 +40,7 @@ class ReportError(Exception):
 def parse_lines(lines):
     """Split JSON lines into (env dict, {label: config dict}, [rep dicts])."""
     env, configs, reps = {}, {}, []
+    thread_cpu = []
     for n, line in enumerate(lines, 1):
         line = line.strip()
         if not line:
@@ -53,6 +54,8 @@ def parse_lines(lines):
             env = obj
         elif kind == "config":
             configs[obj["label"]] = obj
+        elif kind == "thread_cpu":
+            thread_cpu.append(obj)
         elif kind == "rep":
             missing = [k for k in ["label", "rep", "mib"] + METRICS if k not in obj]
             if missing:
@@ -62,6 +65,7 @@ def parse_lines(lines):
             raise ReportError(f"line {n}: unknown type {kind!r}")
     if not reps:
         raise ReportError("no repetitions in the input")
+    env = dict(env, thread_cpu=thread_cpu)
     return env, configs, reps
 
 
@@ -151,7 +155,7 @@ def build_report(env, configs, reps, summary, rat, kernel=None, flavour=None):
     mibs = sorted({r["mib"] for r in reps})
     environment = {
         "kernel": env.get("kernel") or kernel,
-        "flavour": flavour,
+        "flavour": env.get("flavour") or flavour,
         "mib": mibs[0] if len(mibs) == 1 else mibs,
         "reps": {label: st["faults"]["n"] for label, st in summary.items()},
         "thp_enabled_boot": env.get("thp_enabled_boot"),
@@ -159,6 +163,8 @@ def build_report(env, configs, reps, summary, rat, kernel=None, flavour=None):
         "clocksource": env.get("clocksource"),
         "mem_total_kb": env.get("mem_total_kb"),
         "cpus": env.get("cpus"),
+        "knobs": env.get("knobs"),
+        "thread_cpu": env.get("thread_cpu", []),
     }
     return {
         "benchmark": "table1",

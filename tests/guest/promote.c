@@ -648,7 +648,12 @@ TEST_F_TIMEOUT(promote, hawkeye_pmu_promotes_for_the_highest_measured_overhead, 
 	EXPECT_GE(rollup_kb(b.pid, "AnonHugePages"), 2 * step_kb);
 	EXPECT_EQ(kb_a, rollup_kb(a.pid, "AnonHugePages"));
 
-	/* C, the highest, exits while chosen: B is served again. */
+	/*
+	 * C, the highest, exits while chosen: B is served again. B is held
+	 * under the threshold while C starts (which takes seconds), so that
+	 * it still has regions left to promote when C goes.
+	 */
+	ASSERT_EQ(0, measure(b.pid, 150));
 	ASSERT_EQ(0, set_thp("never"));
 	ASSERT_EQ(0, toucher_start(&c, FAIR_LEN, 0, 1.0, false));
 	ASSERT_EQ(0, set_thp("madvise"));
@@ -658,7 +663,9 @@ TEST_F_TIMEOUT(promote, hawkeye_pmu_promotes_for_the_highest_measured_overhead, 
 	while (!rollup_kb(c.pid, "AnonHugePages") && now_s() < end)
 		sleep_ms(20);
 	EXPECT_GT(rollup_kb(c.pid, "AnonHugePages"), 0);
+	ASSERT_EQ(0, measure(b.pid, 3000));
 	kb_a = rollup_kb(b.pid, "AnonHugePages");
+	ASSERT_LT(kb_a, FAIR_KB) TH_LOG("B has no region left to promote");
 	pid = c.pid;
 	toucher_stop(&c);
 	EXPECT_EQ(ESRCH, measure(pid, 100));

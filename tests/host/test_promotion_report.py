@@ -389,10 +389,13 @@ def test_main_pmu_only(tmp_path, capsys):
     assert data["benchmark"] == "pmu" and "TLB" in data["note"]
     pol = data["workloads"]["xsbench+sequential"]["policies"]
     assert pol["hawkeye-pmu"]["random_t_full"] == 5
-    # with single runs too, all three are written
+    # with single runs too, promotion.json is written as well (fairness.json
+    # only where fairness runs exist)
     raw.write_text("\n".join(LINES + pmu_lines()) + "\n")
     assert report.main([str(raw), "-o", str(out), "--no-plots"]) == 0
-    assert out.exists() and (tmp_path / "fairness.json").exists()
+    assert out.exists()
+    assert (tmp_path / "fairness.json").exists() == any(
+        '"fairness"' in x for x in LINES)
 
 
 def test_plot_pmu(tmp_path):
@@ -402,3 +405,66 @@ def test_plot_pmu(tmp_path):
     assert [os.path.basename(p) for p in paths] == ["pmu.png"]
     assert os.path.getsize(paths[0]) > 1000
     assert report.plot_pmu({}, str(tmp_path)) == []
+
+
+def order_lines():
+    """Figure 8: none (one run), linux and hawkeye-g in both launch orders.
+    Linux covers xsbench's hot regions at t=10 when it was launched first
+    and never (in its 12 s run) when Redis was; hawkeye-g at t=5 either way."""
+    out = []
+    rid = 30
+    for policy, order, maps in (
+            ("none", "workload-first", ["4" * REGIONS] * 12),
+            ("linux", "workload-first", LINUX_MAPS + [LINUX_MAPS[-1]]),
+            ("linux", "redis-first", ["4" * REGIONS] * 7 + LINUX_MAPS[1:6]),
+            ("hawkeye-g", "workload-first", HG_MAPS + [HG_MAPS[-1]] * 1),
+            ("hawkeye-g", "redis-first", HG_MAPS + [HG_MAPS[-1]] * 1)):
+        o = json.loads(run_line(rid, policy, "order"))
+        o.update(order=order, redis_mb=96, redis_rate=1000)
+        out.append(json.dumps(o))
+        out += [sample(rid, t, {"thp_collapse_alloc": t, "hawkeye_promote_success": t},
+                       inst_sample(0, m)) for t, m in enumerate(maps)]
+        work = 1200 if policy == "none" else 1320
+        out.append(instance(rid, 0, 12.0, work))
+        out.append(line(type="companion", run=rid, config="redis", t=12.0, phase="",
+                        rss_kb=120000, swap_kb=0, anon_huge_kb=8192 if order == "redis-first"
+                        and policy == "linux" else 0, mem_available_kb=0, swap_used_kb=0,
+                        thp_split=0, zero_freed=0, collapse=0))
+        out.append(line(type="companion_op", run=rid, op="get", ops=12000, secs=12.0,
+                        ops_per_sec=1000.0))
+        out.append(line(type="thread_cpu", run=rid, experiment="order", config=policy,
+                        seconds=14.0, clk_tck=100, threads={"khugepaged": 0.5}))
+        rid += 1
+    return out
+
+
+def test_order_summary():
+    d = report.parse_lines(LINES[:1] + order_lines())
+    s = report.summarize_order(d)
+    assert list(s) == ["none", "linux", "hawkeye-g"]
+    assert list(s["none"]) == ["workload-first"]
+    lin, hg = s["linux"], s["hawkeye-g"]
+    assert lin["workload-first"]["t90"] == 10 and not lin["workload-first"]["t90_lower_bound"]
+    # never covered when Redis came first: the run's length, flagged
+    assert lin["redis-first"]["t90"] == 12.0 and lin["redis-first"]["t90_lower_bound"]
+    assert lin["t90_redis_first_over_workload_first"] == pytest.approx(1.2)
+    assert hg["workload-first"]["t90"] == hg["redis-first"]["t90"] == 5
+    assert hg["t90_redis_first_over_workload_first"] == 1.0
+    assert hg["workload-first"]["speedup"] == pytest.approx(1.1)
+    assert lin["redis-first"]["redis_anon_huge_kb_end"] == 8192
+    assert lin["redis-first"]["redis_get_per_s"] == 1000.0
+    text = report.format_order(s)
+    assert "launch order effect" in text and "≥12.0" in text
+    cpu = report.summarize_thread_cpu(d)
+    assert len(cpu) == 5 and cpu[0]["threads"] == {"khugepaged": 0.5}
+
+
+def test_main_order_only(tmp_path):
+    raw = tmp_path / "order.jsonl"
+    raw.write_text("\n".join(LINES[:1] + order_lines()) + "\n")
+    out = tmp_path / "promotion.json"
+    assert report.main([str(raw), "-o", str(out), "--no-plots"]) == 0
+    assert not out.exists()
+    data = json.loads((tmp_path / "order.json").read_text())
+    assert data["benchmark"] == "order" and set(data["policies"]) == {"none", "linux", "hawkeye-g"}
+    assert len(data["environment"]["thread_cpu"]) == 5

@@ -1,0 +1,107 @@
+# Sourced by the bench/*.sh scripts that run inside the guest: what every
+# result records about the kernel it ran on.
+
+THP=/sys/kernel/mm/transparent_hugepage
+
+# The word in brackets of a sysfs choice file: "always [madvise] never" -> madvise.
+current() { sed -n 's/.*\[\(.*\)\].*/\1/p' "$1"; }
+
+# The configuration flavour (scripts/build-kernel), from the release string.
+flavour() {
+	case $(uname -r) in
+	*-hawkeye-debug*) echo debug ;;
+	*-hawkeye*) echo release ;;
+	*) echo other ;;
+	esac
+}
+
+# Every readable THP, khugepaged and HawkEye knob (and read-only state such
+# as debloat/current_threshold) and the vm sysctls the benchmarks touch, as
+# JSON members "path below /sys/kernel/mm or /proc/sys": value.
+knobs_json() {
+	local f v sep=
+	for f in $THP/enabled $THP/defrag $THP/use_zero_page $THP/khugepaged/* \
+		$(find /sys/kernel/mm/hawkeye -type f -perm -0444 2>/dev/null | sort) \
+		/proc/sys/vm/compaction_proactiveness /proc/sys/vm/compact_unevictable_allowed \
+		/proc/sys/vm/swappiness /proc/sys/vm/overcommit_memory; do
+		[ -f "$f" ] && [ -r "$f" ] || continue
+		v=$(current "$f")
+		v=${v:-$(cat "$f" 2>/dev/null)}
+		[[ $v =~ ^-?[0-9]+$ ]] || v="\"${v//\"/}\""
+		f=${f#/sys/kernel/mm/}
+		printf '%s"%s": %s' "$sep" "${f#/proc/sys/}" "$v"
+		sep=", "
+	done
+}
+
+# The members that open every "env" line: kernel release, flavour, knobs at
+# the start of the run (each configuration's own settings are recorded
+# beside its results).
+env_json() {
+	printf '"kernel": "%s", "flavour": "%s", "knobs": {%s}' "$(uname -r)" "$(flavour)" "$(knobs_json)"
+}
+
+# CPU time of the memory-management threads while a benchmark runs:
+# HawkEye's (hawkeye_prezerod*, hawkeye_debloatd, hawkeye_promoted) and
+# those the baselines use (khugepaged, kcompactd*). A background loop reads
+# their /proc/PID/stat once a second (bash builtins only: no forks), so a
+# thread that stops during the run (a feature switched off) keeps the time
+# it had a second before.
+#   cpu_watch_start; ...; cpu_watch_stop EXPERIMENT CONFIG >>OUTFILE
+# prints {"type": "thread_cpu", "experiment", "config", "seconds" (wall),
+# "threads": {name: CPU seconds}, "clk_tck"}.
+cpu_watch_start() {
+	cpu_watch_file=$(mktemp /tmp/cpu_watch.XXXXXX)
+	cpu_watch_t0=$(date +%s.%N)
+	(
+		declare -A first last name
+		snap() {
+			local d comm stat rest
+			for d in /proc/[0-9]*; do
+				read -r comm <"$d/comm" 2>/dev/null || continue
+				case $comm in
+				hawkeye_* | khugepaged | kcompactd*) ;;
+				*) continue ;;
+				esac
+				read -r stat <"$d/stat" 2>/dev/null || continue
+				rest=${stat##*) }
+				set -- $rest
+				# fields 14 and 15 (utime, stime) are 12 and 13 after ") "
+				d=${d#/proc/}
+				name[$d]=${comm%%[0-9]*}
+				last[$d]=$((${12} + ${13}))
+				[ -n "${first[$d]:-}" ] || first[$d]=0	# started during the run
+			done
+		}
+		snap
+		# Threads present at the start count from their time then.
+		for p in "${!last[@]}"; do first[$p]=${last[$p]}; done
+		trap 'exit 0' TERM
+		while :; do
+			snap
+			: >"$cpu_watch_file.new"
+			for p in "${!last[@]}"; do
+				echo "${name[$p]} $((last[$p] - first[$p]))" >>"$cpu_watch_file.new"
+			done
+			mv "$cpu_watch_file.new" "$cpu_watch_file"
+			sleep 1
+		done
+	) &
+	cpu_watch_pid=$!
+}
+
+cpu_watch_stop() {
+	sleep 1.2	# one more pass of the loop
+	kill "$cpu_watch_pid" 2>/dev/null || true
+	wait "$cpu_watch_pid" 2>/dev/null || true
+	awk -v ex="$1" -v cfg="$2" -v t0="$cpu_watch_t0" -v t1="$(date +%s.%N)" \
+		-v hz="$(getconf CLK_TCK)" '
+		{ sum[$1] += $2 }
+		END {
+			printf "{\"type\": \"thread_cpu\", \"experiment\": \"%s\", \"config\": \"%s\", \"seconds\": %.1f, \"clk_tck\": %d, \"threads\": {", ex, cfg, t1 - t0, hz
+			sep = ""
+			for (n in sum) { printf "%s\"%s\": %.2f", sep, n, sum[n] / hz; sep = ", " }
+			print "}}"
+		}' "$cpu_watch_file"
+	rm -f "$cpu_watch_file" "$cpu_watch_file.new"
+}
