@@ -601,15 +601,23 @@ def format_fairness(summary):
     return "\n".join(out)
 
 
-def plot(single, fairness, outdir):
-    """promotion.png and fairness.png; returns the paths written ([] without
-    matplotlib)."""
+def pyplot():
+    """matplotlib.pyplot with the file backend, or None (no plots) without it."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
         print("promotion_report: no matplotlib: no plots", file=sys.stderr)
+        return None
+    return plt
+
+
+def plot(single, fairness, outdir):
+    """promotion.png and fairness.png; returns the paths written ([] without
+    matplotlib)."""
+    plt = pyplot()
+    if plt is None:
         return []
     paths = []
     if single:
@@ -651,12 +659,8 @@ def plot_pmu(pmu, outdir):
     rows = [(pair, p, r) for pair, wr in pmu.items() for p, r in wr["policies"].items()]
     if not rows:
         return []
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("promotion_report: no matplotlib: no plots", file=sys.stderr)
+    plt = pyplot()
+    if plt is None:
         return []
     fig, axes = plt.subplots(1, len(rows), figsize=(5.5 * len(rows), 4), squeeze=False,
                              sharex=True, sharey=True)
@@ -684,12 +688,8 @@ def plot_order(order, outdir):
     was launched first, dashed when Redis was; [] without matplotlib."""
     if not order:
         return []
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("promotion_report: no matplotlib: no plots", file=sys.stderr)
+    plt = pyplot()
+    if plt is None:
         return []
     fig, ax = plt.subplots(figsize=(7, 4))
     for p, res in order.items():
