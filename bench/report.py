@@ -234,6 +234,7 @@ def recorded(env, extra=None):
     kernel = env.pop("kernel", None)
     flavour = env.pop("flavour", None)
     env.pop("type", None)
+    env.pop("thread_cpu", None)  # shown in "HawkEye's own overhead"
     flat = flatten(env)
     line = f"Recorded: kernel `{kernel or 'not recorded'}`, flavour `{flavour or 'not recorded'}`"
     out = [line + ("." if not flat else ", settings:"), ""]
@@ -1155,7 +1156,8 @@ def thread_cpu_lines(entries):
         pct = 100 * hk / e["seconds"] if e.get("seconds") else None
         worst = max(worst, pct or 0)
         rows.append([e.get("experiment") or "-", e.get("config") or e.get("workload") or "-",
-                     fmt(e.get("seconds"), 1)] + [fmt(th.get(n), 2) for n in names] + [fmt(pct, 2)])
+                     f"{e['seconds']:.1f}" if e.get("seconds") is not None else "-"]
+                    + [fmt(th.get(n), 2) for n in names] + [fmt(pct, 2)])
     return table(["experiment", "configuration", "wall (s)"] + [f"{n} CPU (s)" for n in names]
                  + ["HawkEye threads, % of one CPU"], rows) + [""], worst
 
