@@ -42,7 +42,7 @@ env_json() {
 }
 
 # CPU time of the memory-management threads while a benchmark runs:
-# HawkEye's (hawkeye_prezerod*, hawkeye_debloatd, hawkeye_promoted) and
+# HawkEye's (hawkeye_zerod*, hawkeye_debloatd, hawkeye_promoted) and
 # those the baselines use (khugepaged, kcompactd*). A background loop reads
 # their /proc/PID/stat once a second (bash builtins only: no forks), so a
 # thread that stops during the run (a feature switched off) keeps the time

@@ -1224,7 +1224,7 @@ def section_sampling(lines, cpu, rd):
         )
     if cpu:
         out += ["CPU time of the memory-management threads during each benchmark run (read from "
-                "/proc once a second by bench/lib.sh): HawkEye's (`hawkeye_prezerod`, `hawkeye_debloatd`, "
+                "/proc once a second by bench/lib.sh): HawkEye's (`hawkeye_zerod`, `hawkeye_debloatd`, "
                 "`hawkeye_promoted`, which also runs the ingens and freebsd policies) and the kernel's "
                 "(`khugepaged`, `kcompactd`). Pre-zeroing with no rate limit (Table 1, Table 8) is "
                 "the zeroing the faults would otherwise do themselves.", ""]

@@ -43,7 +43,7 @@ def test_redis_is_requests_per_second_higher_is_better():
         '{"type": "spinup", "workload": "redis", "label": "HawkEye-2MB", "seconds": 2.0, "ops_per_s": 128.0}',
         '{"type": "spinup", "workload": "redis", "label": "Linux-4KB", "seconds": 8.0, "ops_per_s": 32.0}',
         '{"type": "thread_cpu", "experiment": "table8", "config": "HawkEye-2MB", "seconds": 9.0,'
-        ' "clk_tck": 100, "threads": {"hawkeye_prezerod": 1.5}}',
+        ' "clk_tck": 100, "threads": {"hawkeye_zerod": 1.5}}',
     ]
     s = report.summarize(report.read(lines))
     r = s["spinup"]["redis"]
@@ -51,4 +51,4 @@ def test_redis_is_requests_per_second_higher_is_better():
     assert r["mean"] == {"Linux-2MB": 0.064, "HawkEye-2MB": 0.128, "Linux-4KB": 0.032}
     assert r["speedup"] == 2.0
     assert s["spinup"]["jvm"]["unit"] == "s"
-    assert s["thread_cpu"][0]["threads"]["hawkeye_prezerod"] == 1.5
+    assert s["thread_cpu"][0]["threads"]["hawkeye_zerod"] == 1.5

@@ -345,7 +345,7 @@ def test_order_and_thread_cpu(tmp_path):
     (tmp_path / "order.json").write_text(json.dumps(ORDER))
     (tmp_path / "bloat.json").write_text(json.dumps(dict(BLOAT, thread_cpu=[
         {"type": "thread_cpu", "experiment": "bloat", "config": "HawkEye", "seconds": 100.0,
-         "threads": {"hawkeye_debloatd": 2.0, "hawkeye_prezerod": 1.0}}])))
+         "threads": {"hawkeye_debloatd": 2.0, "hawkeye_zerod": 1.0}}])))
     res = report.load(str(tmp_path))
     text, claims = report.build_report(res, str(tmp_path))
     c = claims_by_prefix(claims)
