@@ -13,17 +13,19 @@
 #   Linux-4KB  THP never                  Linux-2MB  THP always
 #   HawkEye    THP always, pre-zeroing and bloat recovery on
 # khugepaged scans faster than by default (the same for all), so that what
-# it does happens within minutes.
+# it does happens within minutes. A configuration may be repeated as
+# NAME/N (e.g. "Linux-2MB/1 HawkEye/1 Linux-2MB/2 HawkEye/2": interleaved
+# repetitions); -n stops each after T1 (throughput without pressure only).
 #
 #   bench/bloat.sh -o OUTFILE [-b BINDIR] [-d DATA_PCT] [-x DEL_PCT]
-#                  [-s SETTLE] [-t TPUT] [-c CONFIGS]
+#                  [-s SETTLE] [-t TPUT] [-c CONFIGS] [-n]
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 out=results/raw/bloat.jsonl bindir=$here/../build/bench
 data_pct=65 del_pct=70 settle=60 tput=20 seed=1
-configs="Linux-4KB Linux-2MB HawkEye"
-while getopts o:b:d:x:s:t:c: opt; do
+configs="Linux-4KB Linux-2MB HawkEye" no_pressure=
+while getopts o:b:d:x:s:t:c:n opt; do
 	case $opt in
 	o) out=$OPTARG ;;
 	b) bindir=$OPTARG ;;
@@ -32,7 +34,8 @@ while getopts o:b:d:x:s:t:c: opt; do
 	s) settle=$OPTARG ;;
 	t) tput=$OPTARG ;;
 	c) configs=$OPTARG ;;
-	*) echo "usage: $0 [-o OUTFILE] [-b BINDIR] [-d DATA_PCT] [-x DEL_PCT] [-s SETTLE] [-t TPUT] [-c CONFIGS]" >&2
+	n) no_pressure=1 ;;
+	*) echo "usage: $0 [-o OUTFILE] [-b BINDIR] [-d DATA_PCT] [-x DEL_PCT] [-s SETTLE] [-t TPUT] [-c CONFIGS] [-n]" >&2
 	   exit 2 ;;
 	esac
 done
@@ -121,7 +124,7 @@ step() {
 }
 
 for config in $configs; do
-	setup "$config"
+	setup "${config%/*}"
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
 	echo 1 >/proc/sys/vm/compact_memory
@@ -149,14 +152,14 @@ for config in $configs; do
 		phase T1
 		step T1 get key $keys "$del_pct" $seed "$tput" || ok=0
 	fi
-	if [ $ok = 1 ]; then
+	if [ $ok = 1 ] && [ -z "$no_pressure" ]; then
 		# As many 2 MB values as the 4 KB ones deleted took.
 		deleted=$(echo "$out_del" | sed 's/.*"keys": \([0-9]*\).*/\1/')
 		big=$(((deleted * 4090 + 2097151) / 2097152))
 		phase P3
 		step P3 fill big $big 2097152 || ok=0
 	fi
-	if [ $ok = 1 ]; then
+	if [ $ok = 1 ] && [ -z "$no_pressure" ]; then
 		phase settle
 		sleep "$settle"
 		phase T2

@@ -104,7 +104,36 @@ def summarize(data):
             if cmp["hawkeye_vs_2mb_throughput"] is not None else None,
     }
     return {"env": data["env"][0] if data["env"] else {}, "configs": out,
-            "comparisons": cmp, "goals": goals, "thread_cpu": data.get("thread_cpu", [])}
+            "comparisons": cmp, "goals": goals, "thread_cpu": data.get("thread_cpu", []),
+            "repeated": repeated(out)}
+
+
+def repeated(configs):
+    """Interleaved repetitions (labels NAME/N): per NAME the throughput
+    without pressure of each run, mean and sample stdev; and HawkEye's
+    mean over Linux-2MB's, with the ratio of each pair (same N). {} when
+    nothing was repeated."""
+    by = {}
+    for label, c in configs.items():
+        if "/" in label:
+            name, n = label.rsplit("/", 1)
+            if c.get("throughput_no_pressure") is not None:
+                by.setdefault(name, {})[n] = c["throughput_no_pressure"]
+    if not by:
+        return {}
+    out = {"throughput_no_pressure": {
+        name: {"runs": runs, "mean": statistics.fmean(runs.values()),
+               "stdev": statistics.stdev(runs.values()) if len(runs) > 1 else 0.0}
+        for name, runs in by.items()}}
+    hk, m2 = by.get("HawkEye", {}), by.get("Linux-2MB", {})
+    pairs = {n: hk[n] / m2[n] for n in hk if m2.get(n)}
+    if pairs:
+        t = out["throughput_no_pressure"]
+        out["hawkeye_vs_2mb_throughput"] = t["HawkEye"]["mean"] / t["Linux-2MB"]["mean"]
+        out["hawkeye_vs_2mb_throughput_pairs"] = pairs
+        out["hawkeye_throughput_within_2pct_of_2mb"] = (
+            out["hawkeye_vs_2mb_throughput"] >= GOALS["hawkeye_vs_2mb_throughput_min"])
+    return out
 
 
 def _gb(kb):
@@ -129,6 +158,16 @@ def format_text(s):
         out.append(f"  {k:28s} {'n/a' if v is None else f'{v:.3f}'}")
     for k, v in s["goals"].items():
         out.append(f"  goal {k:40s} {'n/a' if v is None else ('met' if v else 'NOT met')}")
+    rep = s.get("repeated") or {}
+    for name, t in rep.get("throughput_no_pressure", {}).items():
+        runs = "  ".join(f"{v / 1000:.1f}K" for v in t["runs"].values())
+        out.append(f"  repeated {name:10s} GET/s without pressure: {runs}; "
+                   f"mean {t['mean'] / 1000:.1f}K ±{t['stdev'] / 1000:.1f}K")
+    if "hawkeye_vs_2mb_throughput" in rep:
+        pairs = "  ".join(f"{v:.3f}" for v in rep["hawkeye_vs_2mb_throughput_pairs"].values())
+        out.append(f"  repeated HawkEye / Linux-2MB: {rep['hawkeye_vs_2mb_throughput']:.3f} "
+                   f"(pairs: {pairs}); goal >= {GOALS['hawkeye_vs_2mb_throughput_min']}: "
+                   f"{'met' if rep['hawkeye_throughput_within_2pct_of_2mb'] else 'NOT met'}")
     return "\n".join(out)
 
 

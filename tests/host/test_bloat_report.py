@@ -80,3 +80,20 @@ def test_plot_writes_png(tmp_path):
     path = tmp_path / "rss.png"
     report.plot(report.read(LINES), str(path))
     assert path.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_interleaved_repetitions():
+    lines = (run("Linux-2MB/1", 1000, 0, 0, 10000, 0) + run("HawkEye/1", 1000, 0, 0, 9900, 0)
+             + run("Linux-2MB/2", 1000, 0, 0, 12000, 0) + run("HawkEye/2", 1000, 0, 0, 12600, 0))
+    s = report.summarize(report.read(lines))
+    rep = s["repeated"]
+    t = rep["throughput_no_pressure"]
+    assert t["Linux-2MB"]["runs"] == {"1": 10000, "2": 12000} and t["Linux-2MB"]["mean"] == 11000
+    assert t["HawkEye"]["mean"] == 11250
+    assert abs(t["Linux-2MB"]["stdev"] - 1414.2) < 0.1
+    assert rep["hawkeye_vs_2mb_throughput"] == 11250 / 11000
+    assert rep["hawkeye_vs_2mb_throughput_pairs"] == {"1": 0.99, "2": 1.05}
+    assert rep["hawkeye_throughput_within_2pct_of_2mb"] is True
+    assert "repeated HawkEye / Linux-2MB: 1.023" in report.format_text(s)
+    # nothing repeated: nothing to say
+    assert report.summarize(report.read(LINES))["repeated"] == {}
