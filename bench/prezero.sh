@@ -52,8 +52,8 @@ dirty() { echo never >$THP/enabled; "$bindir/table1" -m "$1" -r 1 -l dirty >/dev
 
 mkdir -p "$(dirname "$out")"
 : >"$out"
-printf '{"type": "env", %s, "mem_total_kb": %s, "cpus": %s}\n' "$(env_json)" \
-	"$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)" "$(nproc)" >>"$out"
+printf '{"type": "env", %s, "mem_total_kb": %s, "cpus": %s, "heap_mib": %s, "reps": %s}\n' "$(env_json)" \
+	"$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)" "$(nproc)" "$heap" "$reps" >>"$out"
 
 if [ -z "$only_table8" ]; then
 	echo "prezero.sh: zeroing bandwidth, non-temporal vs normal stores" >&2

@@ -499,7 +499,7 @@ def section_prezero(z, t8, rd):
         psp = None
         if ppl:
             psp = ppl[4] / ppl[1] if higher else ppl[1] / ppl[4]
-        label = w + (f" (paper: {pw})" if pw and pw != w else "")
+        label = w + (f" (paper: {pw})" if pw and pw != w else "") + (f" ({d['unit']})" if d.get("unit") else "")
         rows.append([label] + [fmt(mean.get(c)) for c in p["columns"]] + [fx(sp), fx(psp), verdict(sp, psp)])
     for pw, vals in p["rows"].items():
         if pw not in seen:
@@ -517,9 +517,11 @@ def section_prezero(z, t8, rd):
     out += table(["workload"] + p["columns"], [[w] + [fmt(v) for v in vals] for w, vals in p["rows"].items()])
     out += [
         "",
-        "Our workloads: `jvm` is `java -Xms768m -Xmx768m -XX:+AlwaysPreTouch -version` (the paper's "
-        "JVM spin-up with a 36 GB heap), `hashinsert` random inserts into a 768 MiB table allocated up front "
-        "(in the spirit of SparseHash); seconds, lower is better. Why the speedups are smaller: the paper's "
+        "Our workloads (HEAP: `prezero.sh -m`, recorded in the env): `jvm` is `java -XmsHEAP -XmxHEAP "
+        "-XX:+AlwaysPreTouch -version` (the paper's JVM spin-up with a 36 GB heap), `hashinsert` random "
+        "inserts into a HEAP table allocated up front (in the spirit of SparseHash), seconds, lower is "
+        "better; `redis` SETs of HEAP / 2 values of 2 MB into a fresh server, requests/s (the paper: K "
+        "requests/s), higher is better. Ingens-90% is the `ingens` policy (base pages at fault time). Why the speedups are smaller: the paper's "
         "36 GB heap is pure faulting; ours is 768 MiB, so the JVM's own start-up (seconds under TCG) weighs "
         "much more. " + WHY["scale"],
         "",
