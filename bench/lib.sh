@@ -58,12 +58,12 @@ cpu_watch_start() {
 		snap() {
 			local d comm stat rest
 			for d in /proc/[0-9]*; do
-				read -r comm <"$d/comm" 2>/dev/null || continue
+				{ read -r comm <"$d/comm"; } 2>/dev/null || continue
 				case $comm in
 				hawkeye_* | khugepaged | kcompactd*) ;;
 				*) continue ;;
 				esac
-				read -r stat <"$d/stat" 2>/dev/null || continue
+				{ read -r stat <"$d/stat"; } 2>/dev/null || continue
 				rest=${stat##*) }
 				set -- $rest
 				# fields 14 and 15 (utime, stime) are 12 and 13 after ") "

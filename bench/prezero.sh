@@ -49,6 +49,8 @@ trap reset EXIT
 
 # Free memory that is not zeroed: allocate and free MIB with base pages.
 dirty() { echo never >$THP/enabled; "$bindir/table1" -m "$1" -r 1 -l dirty >/dev/null; }
+# 1 GiB, or 60 % of a smaller guest's memory.
+dirty_mib=$(awk '/^MemTotal:/ {m = int($2 * 0.6 / 1024); print m < 1024 ? m : 1024}' /proc/meminfo)
 
 mkdir -p "$(dirname "$out")"
 : >"$out"
@@ -59,7 +61,7 @@ if [ -z "$only_table8" ]; then
 	echo "prezero.sh: zeroing bandwidth, non-temporal vs normal stores" >&2
 	for nt in 1 0; do
 		reset
-		dirty 1024
+		dirty "$dirty_mib"
 		echo 0 >$P/rate
 		echo $nt >$P/nontemporal
 		z0=$(vm hawkeye_prezero_pages) t0=$(now)
@@ -78,7 +80,7 @@ if [ -z "$only_table8" ]; then
 	echo "prezero.sh: rate knob vs observed rate" >&2
 	for rate in 2560 10000; do
 		reset
-		dirty 1024
+		dirty "$dirty_mib"
 		echo $rate >$P/rate
 		echo 1 >$P/enabled
 		z0=$(vm hawkeye_prezero_pages) t0=$(now)
@@ -158,7 +160,7 @@ command -v java >/dev/null && java -Xshare:auto -version >/dev/null 2>&1
 for config in $configs; do
 	for rep in $(seq "$reps"); do
 		reset
-		dirty 1024
+		dirty "$dirty_mib"
 		# hashinsert reads a slot before it writes it: without this the
 		# first read maps the huge zero page and the write then falls
 		# back to 4 KB pages (upstream behaviour), in all configurations.
