@@ -47,6 +47,8 @@
 #   ORDER_SECONDS=90 [40]    order: seconds of xsbench's run
 #   REDIS_MB=96 [48], REDIS_RATE=1000   order: Redis's data and its load
 #   ORDER_POLICIES=(-p's)    order: the policies it runs
+#   POLICIES_<workload>      single: the policies for that workload (e.g.
+#                            POLICIES_graph500="none linux hawkeye-g")
 #   PMU_RANDOM=6000, PMU_SEQUENTIAL=50   pmu: synthetic MMU overheads in
 #                            1/100 % (the paper's Table 9: 60 %, 0.5 %), used
 #                            when hawkeye-pmud finds no PMU
@@ -129,7 +131,8 @@ if [ -n "$host_mode" ]; then
 		PMU_RANDOM="$PMU_RANDOM" PMU_SEQUENTIAL="$PMU_SEQUENTIAL" \
 		PMU_POLICIES="$PMU_POLICIES" PMUD="$PMUD" ORDER_MB="$ORDER_MB" \
 		ORDER_SECONDS="$ORDER_SECONDS" REDIS_MB="$REDIS_MB" REDIS_RATE="$REDIS_RATE" \
-		ORDER_POLICIES="$ORDER_POLICIES" bench/promotion.sh -o "$out" -w "$workloads" \
+		ORDER_POLICIES="$ORDER_POLICIES" POLICIES_xsbench="${POLICIES_xsbench:-}" \
+		POLICIES_graph500="${POLICIES_graph500:-}" bench/promotion.sh -o "$out" -w "$workloads" \
 		-p "$policies" -f "$fair_workloads" -x "$experiments"
 	# The venv has matplotlib (for the plots); else the system's Python.
 	py=build/venv/bin/python
@@ -552,7 +555,8 @@ printf '{"type": "env", %s, "mem_total_kb": %s, "cpus": %s, "quick": "%s", "hawk
 
 if [[ " $experiments " == *" single "* ]]; then
 	for w in $workloads; do
-		for p in $policies; do
+		pols=POLICIES_$w
+		for p in ${!pols:-$policies}; do
 			run single "$w" "$p" 1 "$MB" -d "$DURATION" || true
 		done
 	done

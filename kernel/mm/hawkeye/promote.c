@@ -221,6 +221,18 @@ static void map_clear(struct hawkeye_mm *hm)
 		map_remove(hm, r);
 }
 
+/* Point each process's @pos at the head of each of its buckets. */
+static void promote_pos_init(struct hawkeye_mm **hms, unsigned int nr,
+			     struct list_head *(*pos)[HAWKEYE_NR_BUCKETS])
+{
+	unsigned int i;
+	int b;
+
+	for (i = 0; i < nr; i++)
+		for (b = 0; b < HAWKEYE_NR_BUCKETS; b++)
+			pos[i][b] = hms[i]->buckets[b].next;
+}
+
 /*
  * The hawkeye-g order: up to @n regions of the processes @hms[@nr] (in
  * registration order), from the highest bucket in which any of them has
@@ -239,9 +251,7 @@ static unsigned int promote_order(struct hawkeye_mm **hms, unsigned int nr,
 	unsigned int i, k, j;
 	int b;
 
-	for (i = 0; i < nr; i++)
-		for (b = 0; b < HAWKEYE_NR_BUCKETS; b++)
-			pos[i][b] = hms[i]->buckets[b].next;
+	promote_pos_init(hms, nr, pos);
 
 	for (k = 0; k < n; k++) {
 		unsigned int start = 0;
@@ -304,9 +314,7 @@ static unsigned int promote_order_pmu(struct hawkeye_mm **hms, unsigned int nr,
 	unsigned int i, j, k;
 	int b;
 
-	for (i = 0; i < nr; i++)
-		for (b = 0; b < HAWKEYE_NR_BUCKETS; b++)
-			pos[i][b] = hms[i]->buckets[b].next;
+	promote_pos_init(hms, nr, pos);
 
 	for (k = 0; k < n; k++) {
 		unsigned int start = 0;
