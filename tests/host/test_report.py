@@ -356,7 +356,7 @@ def test_order_and_thread_cpu(tmp_path):
     assert "| linux | redis-first | 0.99x | ≥35.0 | 50.0 % | 40 | 64.0 | 998 |" in text
     assert "linux 3.50x, hawkeye-g 1.10x" in text
     # thread CPU from both results; the worst HawkEye share is bloat's 3 %
-    assert "| bloat | HawkEye | 100.0 |" in text and "| order | hawkeye-g workload-first | 50.0 |" in text
+    assert "| bloat | HawkEye | 100.0 |" in text and "| order | xsbench hawkeye-g workload-first | 50.0 |" in text
     cpu = c["HawkEye's threads cost little CPU at their default rates during the runs (§4)"]
     assert cpu[2] == "at most 3.00 % of one CPU (promotion and bloat runs)" and cpu[3] == "reproduced"
 
