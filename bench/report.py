@@ -838,15 +838,30 @@ def section_bloat(b, rd, bt=None):
             [[n, ", ".join(fmt(v / 1000) for v in d["runs"].values()), fmt(d["mean"] / 1000),
               fmt(d["stdev"] / 1000)] for n, d in t.items()],
         )
+        huge = {n: [c.get("huge_no_pressure_kb") for lbl, c in bt.get("configs", {}).items()
+                    if lbl.rsplit("/", 1)[0] == n and c.get("huge_no_pressure_kb") is not None]
+                for n in ("HawkEye", "Linux-2MB")}
         out += ["", f"HawkEye / Linux-2MB: {fx(r)} (pairs: "
                 + ", ".join(fx(v) for v in rep["hawkeye_vs_2mb_throughput_pairs"].values())
-                + f"); run-to-run spread (stdev / mean) up to {100 * spread:.0f} %.", ""]
+                + f"); run-to-run spread (stdev / mean) up to {100 * spread:.0f} %, wider than the 2 % "
+                "the paper resolves: with a few runs under TCG this shows only that HawkEye is not "
+                "measurably slower."]
+        if all(huge.values()):
+            out += [f"During T1 HawkEye held {fmt(sum(huge['HawkEye']) / len(huge['HawkEye']) / gib)} GiB "
+                    f"of huge pages, Linux-2MB {fmt(sum(huge['Linux-2MB']) / len(huge['Linux-2MB']) / gib)}: "
+                    "after P1 more than the low watermark of memory is in use, where bloat recovery caps "
+                    "khugepaged's max_ptes_none, so the ranges jemalloc emptied in P2 are not collapsed "
+                    "back (admin guide, \"No re-promotion\"). Under TCG huge pages barely change GET "
+                    "throughput; on hardware this comparison could differ."]
+        out += [""]
         out += recorded((bt or {}).get("env"))
         claims.append((
             "HawkEye keeps Linux-2MB's throughput while memory is free, interleaved repetitions (Table 7)",
             "0.998x",
             f"{fx(r)} (mean of {len(t['HawkEye']['runs'])} runs each, spread ±{100 * spread:.0f} %)",
-            "reproduced" if r >= 0.98 else (
+            ("reproduced" if spread <= 0.02 else
+             f"reproduced: not slower on average (the spread, ±{100 * spread:.0f} %, is wider than 2 %)")
+            if r >= 0.98 else (
                 "not reproduced (within the run-to-run spread)" if 1 - r <= spread
                 else "not reproduced"),
         ))
