@@ -29,11 +29,6 @@
 #define KNOB_DIR PROMOTE
 #include "hawkeye_test.h"
 
-#define KHUGEPAGED THP_SYSFS "khugepaged/"
-#define TRACING "/sys/kernel/tracing/"
-#define MB (1UL << 20)
-#define NR(a) (sizeof(a) / sizeof((a)[0]))
-#define KPF_THP 22
 #define PFN_MASK ((1ULL << 55) - 1)
 
 static const char *const knobs[] = {
@@ -70,13 +65,6 @@ static int set_ingens_long(const char *name, long val)
 
 	snprintf(buf, sizeof(buf), "%ld", val);
 	return set_ingens(name, buf);
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
 }
 
 /* pagemap entry of addr in pid (0: self): PFN, or 0 if not present. */

@@ -29,10 +29,7 @@
 #define KNOB_DIR DEBLOAT
 #include "hawkeye_test.h"
 
-#define KHUGEPAGED THP_SYSFS "khugepaged/"
-#define MB (1UL << 20)
 #define SUBPAGES (HPAGE_SZ / PAGE_SZ)
-#define NR(a) (sizeof(a) / sizeof((a)[0]))
 
 static const char *const knobs[] = { "enabled", "high_pct", "low_pct", "threshold", "rate" };
 static const char *const khugepaged_knobs[] = {

@@ -16,6 +16,11 @@
 #define PAGE_SZ 4096UL
 #define HPAGE_SZ (2UL << 20)
 #define THP_SYSFS "/sys/kernel/mm/transparent_hugepage/"
+#define KHUGEPAGED THP_SYSFS "khugepaged/"
+#define TRACING "/sys/kernel/tracing/"
+#define MB (1UL << 20)
+#define NR(a) (sizeof(a) / sizeof((a)[0]))
+#define KPF_THP 22	/* /proc/kpageflags bit */
 
 static inline int read_file(const char *path, char *buf, size_t len)
 {
@@ -62,6 +67,13 @@ static inline long sysfs_read_long(const char *path)
 	char buf[64];
 
 	return read_file(path, buf, sizeof(buf)) ? -1 : atol(buf);
+}
+
+static inline void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
 }
 
 static inline double now_s(void)

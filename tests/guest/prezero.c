@@ -13,8 +13,6 @@
 #define KNOB_DIR PREZERO
 #include "hawkeye_test.h"
 
-#define MB (1UL << 20)
-
 static const char *const knobs[] = { "enabled", "rate", "target_mb", "nontemporal" };
 
 /* Fill len bytes with a non-zero pattern and free them again. */

@@ -27,11 +27,6 @@
 #define KNOB_DIR PROMOTE
 #include "hawkeye_test.h"
 
-#define KHUGEPAGED THP_SYSFS "khugepaged/"
-#define TRACING "/sys/kernel/tracing/"
-#define MB (1UL << 20)
-#define NR(a) (sizeof(a) / sizeof((a)[0]))
-#define KPF_THP 22
 
 static const char *const knobs[] = {
 	"scan_period_ms", "sample_window_ms", "ema_weight", "batch", "sleep_ms",
@@ -89,13 +84,6 @@ static int huge_regions(int pid, unsigned long base, int n, bool *huge)
 	close(pm);
 	close(kf);
 	return nr;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
 }
 
 static uint64_t xorshift(uint64_t *s)
