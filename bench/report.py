@@ -1199,22 +1199,26 @@ def thread_cpu_entries(res):
     return out
 
 
+def hawkeye_cpu_pct(e):
+    """HawkEye's threads' CPU time in a thread_cpu entry, in % of one CPU
+    over its wall time; None without one."""
+    hk = sum(v for n, v in (e.get("threads") or {}).items() if n.startswith("hawkeye_"))
+    return 100 * hk / e["seconds"] if e.get("seconds") else None
+
+
 def thread_cpu_lines(entries):
     """Markdown table of THREAD_CPU entries: CPU seconds per thread and
-    HawkEye's threads' share of one CPU over the run; (lines, worst %)."""
+    HawkEye's threads' share of one CPU over the run."""
     names = sorted({n for e in entries for n in (e.get("threads") or {})})
-    rows, worst = [], 0.0
+    rows = []
     for e in entries:
         th = e.get("threads") or {}
-        hk = sum(v for n, v in th.items() if n.startswith("hawkeye_"))
-        pct = 100 * hk / e["seconds"] if e.get("seconds") else None
-        worst = max(worst, pct or 0)
         cfg = " ".join(x for x in (e.get("workload"), e.get("config")) if x)
         rows.append([e.get("experiment") or "-", cfg or "-",
                      f"{e['seconds']:.1f}" if e.get("seconds") is not None else "-"]
-                    + [fmt(th.get(n), 2) for n in names] + [fmt(pct, 2)])
+                    + [fmt(th.get(n), 2) for n in names] + [fmt(hawkeye_cpu_pct(e), 2)])
     return table(["experiment", "configuration", "wall (s)"] + [f"{n} CPU (s)" for n in names]
-                 + ["HawkEye threads, % of one CPU"], rows) + [""], worst
+                 + ["HawkEye threads, % of one CPU"], rows) + [""]
 
 
 def section_sampling(lines, cpu, rd):
@@ -1283,10 +1287,10 @@ def section_sampling(lines, cpu, rd):
                 "`hawkeye_promoted`, which also runs the ingens and freebsd policies) and the kernel's "
                 "(`khugepaged`, `kcompactd`). Pre-zeroing with no rate limit (Table 1, Table 8) is "
                 "the zeroing the faults would otherwise do themselves.", ""]
-        lines_, worst = thread_cpu_lines(cpu)
-        out += lines_
-        rated = [e for e in cpu if e.get("experiment") in ("bloat", "single", "fairness", "order", "pmu")]
-        _, worst_rated = thread_cpu_lines(rated)
+        out += thread_cpu_lines(cpu)
+        worst_rated = max((hawkeye_cpu_pct(e) or 0 for e in cpu
+                           if e.get("experiment") in ("bloat", "single", "fairness", "order", "pmu")),
+                          default=0.0)
         claims.append((
             "HawkEye's threads cost little CPU at their default rates during the runs (§4)",
             "negligible",
