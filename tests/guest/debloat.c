@@ -957,6 +957,89 @@ static pid_t start_bloated_child(size_t len, unsigned int seed, bool hot)
 	return pid;
 }
 
+/* The huge pages recovery has split in process pid, or -1. */
+static long debloat_splits(pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/hawkeye", pid);
+	return keyed_value(path, "debloat_splits", ' ');
+}
+
+/*
+ * While memory is tight, khugepaged's limit holds for a process whose huge
+ * pages recovery has split, and for it only: another process's ranges,
+ * emptied with MADV_DONTNEED as a memory allocator does, are collapsed
+ * back as without HawkEye.
+ */
+TEST_F_TIMEOUT(debloat, khugepaged_limit_only_for_recovered_processes, 180)
+{
+	const size_t len = 32 * MB, nr = len / HPAGE_SZ, kept = 212;
+	long exceed0, collapse0;
+	size_t bad = 0;
+	pid_t split;
+	char *p;
+
+	ASSERT_EQ(0, write_file(KHUGEPAGED "max_ptes_none", "511"));
+	ASSERT_EQ(0, write_file(KHUGEPAGED "scan_sleep_millisecs", "100"));
+	ASSERT_EQ(0, write_file(KHUGEPAGED "alloc_sleep_millisecs", "100"));
+	ASSERT_EQ(0, write_file(KHUGEPAGED "pages_to_scan", "65536"));
+	/* Hot: its PTEs stay young, so only the limit can stop khugepaged. */
+	split = start_bloated_child(len, 8, true);
+	ASSERT_LT(0, split);
+	ASSERT_EQ(0, debloat_splits(split));
+	ASSERT_EQ(0, start_recovery(0));
+	for (double end = now_s() + 60; now_s() < end; usleep(100 * 1000))
+		if (rollup_kb(split, "AnonHugePages") == 0)
+			break;
+	ASSERT_EQ(0, rollup_kb(split, "AnonHugePages"));
+	EXPECT_EQ((long)nr, debloat_splits(split));
+
+	/* Tight (at least low_pct in use) but recovery idle (never above high_pct). */
+	ASSERT_EQ(0, set_knob("enabled", "0"));
+	ASSERT_EQ(0, set_watermarks(100, 1));
+	ASSERT_EQ(0, set_knob("enabled", "1"));
+	ASSERT_LE(1.0, in_use_pct());
+
+	/* This process: full huge pages, then 300 subpages of each emptied. */
+	p = map_aligned(len);
+	ASSERT_NE(NULL, p);
+	madvise(p, len, MADV_HUGEPAGE);
+	for (size_t i = 0; i < len; i++)
+		p[i] = pattern(i, 9);
+	ASSERT_EQ((long)(len >> 10), smaps_kb(p, "AnonHugePages"));
+	for (size_t r = 0; r < nr; r++)
+		ASSERT_EQ(0, madvise(p + r * HPAGE_SZ + kept * PAGE_SZ,
+				     HPAGE_SZ - kept * PAGE_SZ, MADV_DONTNEED));
+	ASSERT_EQ(0, smaps_kb(p, "AnonHugePages"));
+	EXPECT_EQ(0, debloat_splits(getpid()));
+
+	exceed0 = vmstat("thp_scan_exceed_none_pte");
+	collapse0 = vmstat("thp_collapse_alloc");
+	EXPECT_TRUE(wait_huge(p, len >> 10, true, 90)) {
+		TH_LOG("only %ld kB of this process collapsed", smaps_kb(p, "AnonHugePages"));
+	}
+	EXPECT_TRUE(wait_full_scans(2, 60));
+	TH_LOG("%ld collapses, %ld ranges refused for empty PTEs",
+	       vmstat("thp_collapse_alloc") - collapse0,
+	       vmstat("thp_scan_exceed_none_pte") - exceed0);
+	EXPECT_LE(collapse0 + (long)nr, vmstat("thp_collapse_alloc"));
+	/* The recovered child's ranges: refused for empty PTEs, still split. */
+	EXPECT_EQ(0, rollup_kb(split, "AnonHugePages"));
+	EXPECT_LE((long)nr, vmstat("thp_scan_exceed_none_pte") - exceed0);
+	EXPECT_EQ((long)nr, debloat_splits(split));
+	EXPECT_EQ(0, debloat_splits(getpid()));
+
+	for (size_t i = 0; i < len; i++) {
+		bool kept_byte = i % HPAGE_SZ < kept * PAGE_SZ;
+
+		bad += p[i] != (kept_byte ? (char)pattern(i, 9) : 0);
+	}
+	EXPECT_EQ(0, bad);
+	stop_child(split);
+	munmap(p, len);
+}
+
 /*
  * Of two processes with bloat, the one whose huge pages are not accessed
  * is recovered entirely before the other one's are looked at. The hot one

@@ -59,18 +59,19 @@ static inline bool hawkeye_debloat_enabled(void)
 	return static_branch_unlikely(&hawkeye_debloat_key);
 }
 
-unsigned int __hawkeye_max_ptes_none(void);
+unsigned int __hawkeye_max_ptes_none(struct mm_struct *mm);
 
 /*
- * khugepaged's limit on empty or zero-page PTEs in an anonymous range it
- * collapses. While bloat recovery is on and memory is tight, a range that
- * recovery would split (threshold or more zero-filled subpages) is not
- * collapsed.
+ * khugepaged's limit on empty or zero-page PTEs in an anonymous range of
+ * @mm it collapses. While bloat recovery is on and memory is tight, a
+ * range that recovery would split (threshold or more zero-filled subpages)
+ * is not collapsed in a process whose huge pages recovery has split.
  */
-static inline unsigned int hawkeye_max_ptes_none(unsigned int max_ptes_none)
+static inline unsigned int hawkeye_max_ptes_none(struct mm_struct *mm,
+						 unsigned int max_ptes_none)
 {
 	if (hawkeye_debloat_enabled())
-		return min(max_ptes_none, __hawkeye_max_ptes_none());
+		return min(max_ptes_none, __hawkeye_max_ptes_none(mm));
 	return max_ptes_none;
 }
 
@@ -134,7 +135,8 @@ static inline bool hawkeye_debloat_enabled(void)
 	return false;
 }
 
-static inline unsigned int hawkeye_max_ptes_none(unsigned int max_ptes_none)
+static inline unsigned int hawkeye_max_ptes_none(struct mm_struct *mm,
+						 unsigned int max_ptes_none)
 {
 	return max_ptes_none;
 }

@@ -281,6 +281,9 @@ static void debloat_split(struct mm_walk *walk, pmd_t *pmd, unsigned long addr,
 	folio_unlock(folio);
 	if (err)
 		return;
+	/* Only this thread writes it; khugepaged reads it locklessly. */
+	WRITE_ONCE(walk->mm->hawkeye_debloat_splits,
+		   walk->mm->hawkeye_debloat_splits + 1);
 	count_vm_event(HAWKEYE_DEBLOAT_THP_SPLIT);
 	count_vm_events(HAWKEYE_DEBLOAT_ZERO_PAGES_FREED,
 			debloat_zero_ptes(walk->mm, pmd, addr));
@@ -572,15 +575,19 @@ out:
 /*
  * While memory is tight (low_pct or more in use), a range with as many
  * empty or zero-page PTEs as the bar of the last recovery episode would be
- * split again: khugepaged leaves it. While
- * memory is free, bloat costs nothing and khugepaged follows its own knobs,
- * as HawkEye is aggressive with huge pages until memory gets tight. The
- * flip side is bounded: recovery stops just below low_pct, and collapses
- * stop again as soon as they bring memory use back to low_pct.
+ * split again: khugepaged leaves it, in a process whose huge pages
+ * recovery has split. Other processes have no recovered ranges to protect,
+ * and the sparse ranges they make themselves (MADV_DONTNEED, munmap) are
+ * collapsed as without HawkEye; should that bloat memory, recovery splits
+ * them and they are protected from then on. While memory is free, bloat
+ * costs nothing and khugepaged follows its own knobs, as HawkEye is
+ * aggressive with huge pages until memory gets tight. The flip side is
+ * bounded: recovery stops just below low_pct, and collapses stop again as
+ * soon as they bring memory use back to low_pct.
  */
-unsigned int __hawkeye_max_ptes_none(void)
+unsigned int __hawkeye_max_ptes_none(struct mm_struct *mm)
 {
-	if (!debloat_wanted_now(true))
+	if (!READ_ONCE(mm->hawkeye_debloat_splits) || !debloat_wanted_now(true))
 		return HPAGE_PMD_NR - 1;
 	return READ_ONCE(debloat_bar) - 1;
 }

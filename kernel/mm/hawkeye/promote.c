@@ -1146,6 +1146,8 @@ void hawkeye_proc_show(struct seq_file *m, struct mm_struct *mm)
 	seq_printf(m, "promotions %lu\n", promotions);
 	seq_printf(m, "promote_failed %lu\n", failed);
 	hawkeye_base_proc_show(m, hm ? &hm->base : NULL);
+	seq_printf(m, "debloat_splits %lu\n",
+		   mm ? READ_ONCE(mm->hawkeye_debloat_splits) : 0);
 }
 
 static int promote_at_boot __initdata = -1;
