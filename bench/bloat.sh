@@ -92,10 +92,8 @@ setup() {
 	Ingens-90 | Ingens-50)
 		# Table 7's Ingens columns: the ingens policy at a 90% / 50%
 		# utilisation threshold (its FMFI switch as booted).
-		[ -d $H/ingens ] || { echo "bloat.sh: no ingens policy in this kernel" >&2; exit 1; }
 		echo always >$THP/enabled
-		echo "${1#Ingens-}" >$H/ingens/util_threshold
-		echo ingens >$H/promote/policy ;;
+		ingens "${1#Ingens-}" ;;
 	*) echo "bloat.sh: unknown configuration $1" >&2; exit 2 ;;
 	esac
 	echo madvise >$THP/defrag
@@ -128,12 +126,7 @@ for config in $configs; do
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
 	echo 1 >/proc/sys/vm/compact_memory
-	rm -f $sock
-	# disable-thp no: Redis turns THP off for itself by default.
-	redis-server --port 0 --unixsocket $sock --save "" --appendonly no \
-		--disable-thp no --daemonize no --loglevel warning >/tmp/bloat-redis.log 2>&1 &
-	redis_pid=$!
-	for _ in $(seq 100); do [ -S $sock ] && break; sleep 0.2; done
+	redis_server $sock /tmp/bloat-redis.log
 	oom0=$(vm oom_kill)
 	phase P1
 	start=$(date +%s.%N)

@@ -105,3 +105,25 @@ cpu_watch_stop() {
 		}' "$cpu_watch_file"
 	rm -f "$cpu_watch_file" "$cpu_watch_file.new"
 }
+
+# redis_server SOCK LOG: a redis-server in the background on the unix
+# socket SOCK only, without persistence and with THP as the system has it
+# (--disable-thp no: Redis turns THP off for itself by default); its output
+# to LOG. Sets redis_pid; returns once the socket exists (20 s at most).
+redis_server() {
+	rm -f "$1"
+	redis-server --port 0 --unixsocket "$1" --save "" --appendonly no \
+		--disable-thp no --daemonize no --loglevel warning >"$2" 2>&1 &
+	redis_pid=$!
+	for _ in $(seq 100); do [ -S "$1" ] && break; sleep 0.2; done
+}
+
+# ingens UTIL: HawkEye's "ingens" promotion policy (base pages at fault
+# time, asynchronous promotion of regions UTIL percent populated); exits if
+# the kernel has none.
+ingens() {
+	[ -d /sys/kernel/mm/hawkeye/ingens ] ||
+		{ echo "$0: this kernel has no ingens policy" >&2; exit 1; }
+	echo "$1" >/sys/kernel/mm/hawkeye/ingens/util_threshold
+	echo ingens >/sys/kernel/mm/hawkeye/promote/policy
+}

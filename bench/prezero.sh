@@ -116,16 +116,13 @@ spinup() {	# LABEL CMD...: one timed run, JSON line
 # Table 8's configurations. Ingens-90% is the HawkEye kernel's ingens
 # policy: base pages at fault time (it promotes later, in the background).
 configs=${TABLE8_CONFIGS:-Linux-4KB Linux-2MB Ingens-90% HawkEye-4KB HawkEye-2MB}
-PROMOTE=/sys/kernel/mm/hawkeye/promote
 table8_setup() {
 	case $1 in
 	*-4KB) echo never >$THP/enabled ;;
 	*) echo always >$THP/enabled ;;
 	esac
 	case $1 in
-	Ingens-90%)
-		echo 90 >/sys/kernel/mm/hawkeye/ingens/util_threshold
-		echo ingens >$PROMOTE/policy ;;
+	Ingens-90%) ingens 90 ;;
 	HawkEye-*)
 		echo 0 >$P/rate
 		echo 1 >$P/enabled ;;
@@ -139,16 +136,12 @@ refill() { case $1 in HawkEye-*) wait_zeroed $((heap + 64)) ;; esac; }
 # 2 MB into a fresh server; requests per second.
 REDIS_SOCK=/tmp/prezero-redis.sock
 redis2mb() {
-	local pid n=$((heap / 2)) r secs
+	local redis_pid n=$((heap / 2)) r secs
 	command -v redis-server >/dev/null || return 0
-	rm -f $REDIS_SOCK
-	redis-server --port 0 --unixsocket $REDIS_SOCK --save "" --appendonly no \
-		--disable-thp no --daemonize no --loglevel warning >/dev/null 2>&1 &
-	pid=$!
-	for _ in $(seq 100); do [ -S $REDIS_SOCK ] && break; sleep 0.2; done
+	redis_server $REDIS_SOCK /dev/null
 	r=$("$bindir/redisbloat" -s $REDIS_SOCK fill v $n 2097152) || r=''
-	kill "$pid" 2>/dev/null || true
-	wait "$pid" 2>/dev/null || true
+	kill "$redis_pid" 2>/dev/null || true
+	wait "$redis_pid" 2>/dev/null || true
 	secs=$(echo "$r" | sed -n 's/.*"secs": \([0-9.]*\).*/\1/p')
 	[ -n "$secs" ] || { echo "prezero.sh: redis run failed" >&2; return 0; }
 	printf '{"type": "spinup", "workload": "redis", "label": "%s", "seconds": %s, "ops_per_s": %s}\n' \

@@ -417,13 +417,8 @@ pmu_overheads() {
 REDIS_SOCK=/tmp/promotion-redis.sock
 redis_keys() { echo $((REDIS_MB * 850)); }
 redis_start() {
-	rm -f $REDIS_SOCK
-	# disable-thp no: Redis turns THP off for itself by default.
-	redis-server --port 0 --unixsocket $REDIS_SOCK --save "" --appendonly no \
-		--disable-thp no --daemonize no --loglevel warning >"$tmp/redis.log" 2>&1 &
-	redis_pid=$!
+	redis_server $REDIS_SOCK "$tmp/redis.log"
 	bg_pids+=("$redis_pid")
-	for _ in $(seq 100); do [ -S $REDIS_SOCK ] && break; sleep 0.2; done
 	"$bindir/redisbloat" watch "$redis_pid" redis /dev/null >"$tmp/redis-watch.out" &
 	bg_pids+=($!)
 	"$bindir/redisbloat" -s $REDIS_SOCK fill r "$(redis_keys)" 1000 >"$tmp/redis-fill.out"

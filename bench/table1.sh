@@ -49,15 +49,7 @@ prezero() {
 	refill=-z
 }
 
-# Ingens (a HawkEye kernel's "ingens" promotion policy): base pages at
-# fault time, asynchronous promotion of regions UTIL percent populated.
-PROMOTE=/sys/kernel/mm/hawkeye/promote
-INGENS=/sys/kernel/mm/hawkeye/ingens
-ingens() {
-	[ -d $INGENS ] || { echo "table1.sh: this kernel has no ingens policy" >&2; exit 1; }
-	echo "$1" >$INGENS/util_threshold
-	echo ingens >$PROMOTE/policy
-}
+PROMOTE=/sys/kernel/mm/hawkeye/promote INGENS=/sys/kernel/mm/hawkeye/ingens
 
 orig_enabled=$(current $THP/enabled)
 orig_defrag=$(current $THP/defrag)
