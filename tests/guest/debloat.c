@@ -957,15 +957,6 @@ static pid_t start_bloated_child(size_t len, unsigned int seed, bool hot)
 	return pid;
 }
 
-/* The huge pages recovery has split in process pid, or -1. */
-static long debloat_splits(pid_t pid)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/hawkeye", pid);
-	return keyed_value(path, "debloat_splits", ' ');
-}
-
 /*
  * While memory is tight, khugepaged's limit holds for a process whose huge
  * pages recovery has split, and for it only: another process's ranges,
@@ -987,13 +978,13 @@ TEST_F_TIMEOUT(debloat, khugepaged_limit_only_for_recovered_processes, 180)
 	/* Hot: its PTEs stay young, so only the limit can stop khugepaged. */
 	split = start_bloated_child(len, 8, true);
 	ASSERT_LT(0, split);
-	ASSERT_EQ(0, debloat_splits(split));
+	ASSERT_EQ(0, proc_hawkeye(split, "debloat_splits"));
 	ASSERT_EQ(0, start_recovery(0));
 	for (double end = now_s() + 60; now_s() < end; usleep(100 * 1000))
 		if (rollup_kb(split, "AnonHugePages") == 0)
 			break;
 	ASSERT_EQ(0, rollup_kb(split, "AnonHugePages"));
-	EXPECT_EQ((long)nr, debloat_splits(split));
+	EXPECT_EQ((long)nr, proc_hawkeye(split, "debloat_splits"));
 
 	/* Tight (at least low_pct in use) but recovery idle (never above high_pct). */
 	ASSERT_EQ(0, set_knob("enabled", "0"));
@@ -1012,7 +1003,7 @@ TEST_F_TIMEOUT(debloat, khugepaged_limit_only_for_recovered_processes, 180)
 		ASSERT_EQ(0, madvise(p + r * HPAGE_SZ + kept * PAGE_SZ,
 				     HPAGE_SZ - kept * PAGE_SZ, MADV_DONTNEED));
 	ASSERT_EQ(0, smaps_kb(p, "AnonHugePages"));
-	EXPECT_EQ(0, debloat_splits(getpid()));
+	EXPECT_EQ(0, proc_hawkeye(getpid(), "debloat_splits"));
 
 	exceed0 = vmstat("thp_scan_exceed_none_pte");
 	collapse0 = vmstat("thp_collapse_alloc");
@@ -1027,8 +1018,8 @@ TEST_F_TIMEOUT(debloat, khugepaged_limit_only_for_recovered_processes, 180)
 	/* The recovered child's ranges: refused for empty PTEs, still split. */
 	EXPECT_EQ(0, rollup_kb(split, "AnonHugePages"));
 	EXPECT_LE((long)nr, vmstat("thp_scan_exceed_none_pte") - exceed0);
-	EXPECT_EQ((long)nr, debloat_splits(split));
-	EXPECT_EQ(0, debloat_splits(getpid()));
+	EXPECT_EQ((long)nr, proc_hawkeye(split, "debloat_splits"));
+	EXPECT_EQ(0, proc_hawkeye(getpid(), "debloat_splits"));
 
 	for (size_t i = 0; i < len; i++) {
 		bool kept_byte = i % HPAGE_SZ < kept * PAGE_SZ;

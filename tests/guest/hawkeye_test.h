@@ -119,6 +119,15 @@ static inline long keyed_value(const char *path, const char *key, char sep)
 	return val;
 }
 
+/* The "<key> <n>" value of /proc/<pid>/hawkeye, or -1. */
+static inline long proc_hawkeye(int pid, const char *key)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/hawkeye", pid);
+	return keyed_value(path, key, ' ');
+}
+
 /* A counter from /proc/vmstat, or -1. */
 static inline long vmstat(const char *name)
 {

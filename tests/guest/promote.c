@@ -125,15 +125,6 @@ static void tracing_write(const char *file, const char *val)
 	write_file(path, val);
 }
 
-/* The "hawkeye <key> <n>" value of /proc/<pid>/hawkeye, or -1. */
-static long proc_hawkeye(int pid, const char *key)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/hawkeye", pid);
-	return keyed_value(path, key, ' ');
-}
-
 FIXTURE(promote) {
 	char thp[32];
 	char policy[32];
@@ -853,6 +844,7 @@ TEST_F_TIMEOUT(promote, proc_pid_hawkeye_is_consistent, 120)
 		"bucket4", "bucket5", "bucket6", "bucket7", "bucket8", "bucket9",
 		"overhead", "measured_overhead", "samples", "promotions",
 		"promote_failed", "huge", "idle_huge", "ingens_metric",
+		"debloat_splits",
 	};
 	struct toucher t = {};
 	char path[64], line[128], word[32];
@@ -896,6 +888,7 @@ TEST_F_TIMEOUT(promote, proc_pid_hawkeye_is_consistent, 120)
 	EXPECT_EQ(16, v[1]);		/* 32 MB, none huge yet */
 	EXPECT_GE(v[14], 2);
 	EXPECT_EQ(0, v[15]);
+	EXPECT_EQ(0, v[20]);		/* bloat recovery is off */
 	/* The swept half is hot, the rest cold: 8 regions high, 8 in bucket 0. */
 	EXPECT_EQ(8, v[2]);
 	EXPECT_GE(v[12], 8 * 256);
