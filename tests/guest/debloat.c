@@ -919,24 +919,23 @@ TEST_F_TIMEOUT(debloat, khugepaged_does_not_collapse_recovered_ranges, 180)
  * A child with bloat that either keeps touching its huge pages (hot) or
  * leaves them alone (cold).
  */
-static pid_t start_bloated_child(size_t len, unsigned int seed, bool hot)
+static pid_t start_bloated_child(size_t len, unsigned int seed, bool hot,
+				 char **where)
 {
 	int fd[2];
 	pid_t pid;
-	char c;
+	char *c = NULL;
 
 	if (pipe(fd))
 		return -1;
 	pid = fork();
 	if (pid == 0) {
 		volatile char *p;
-		char ok;
 
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		p = map_bloat(len, seed);
-		ok = p ? 'y' : 'n';
-
-		if (write(fd[1], &ok, 1) != 1 || !p)
+		/* Where its huge pages are (NULL: none). */
+		if (write(fd[1], &p, sizeof(p)) != sizeof(p) || !p)
 			_exit(1);
 		for (;;) {
 			if (!hot) {
@@ -949,11 +948,13 @@ static pid_t start_bloated_child(size_t len, unsigned int seed, bool hot)
 		}
 	}
 	close(fd[1]);
-	if (pid < 0 || read(fd[0], &c, 1) != 1 || c != 'y') {
+	if (pid < 0 || read(fd[0], &c, sizeof(c)) != sizeof(c) || !c) {
 		stop_child(pid);
 		pid = -1;
 	}
 	close(fd[0]);
+	if (where)
+		*where = c;
 	return pid;
 }
 
@@ -969,21 +970,21 @@ TEST_F_TIMEOUT(debloat, khugepaged_limit_only_for_recovered_processes, 180)
 	long exceed0, collapse0;
 	size_t bad = 0;
 	pid_t split;
-	char *p;
+	char *p, *q;
 
 	ASSERT_EQ(0, write_file(KHUGEPAGED "max_ptes_none", "511"));
 	ASSERT_EQ(0, write_file(KHUGEPAGED "scan_sleep_millisecs", "100"));
 	ASSERT_EQ(0, write_file(KHUGEPAGED "alloc_sleep_millisecs", "100"));
 	ASSERT_EQ(0, write_file(KHUGEPAGED "pages_to_scan", "65536"));
 	/* Hot: its PTEs stay young, so only the limit can stop khugepaged. */
-	split = start_bloated_child(len, 8, true);
+	split = start_bloated_child(len, 8, true, &q);
 	ASSERT_LT(0, split);
 	ASSERT_EQ(0, proc_hawkeye(split, "debloat_splits"));
 	ASSERT_EQ(0, start_recovery(0));
 	for (double end = now_s() + 60; now_s() < end; usleep(100 * 1000))
-		if (rollup_kb(split, "AnonHugePages") == 0)
+		if (pid_smaps_kb(split, q, "AnonHugePages") == 0)
 			break;
-	ASSERT_EQ(0, rollup_kb(split, "AnonHugePages"));
+	ASSERT_EQ(0, pid_smaps_kb(split, q, "AnonHugePages"));
 	EXPECT_EQ((long)nr, proc_hawkeye(split, "debloat_splits"));
 
 	/* Tight (at least low_pct in use) but recovery idle (never above high_pct). */
@@ -1016,7 +1017,7 @@ TEST_F_TIMEOUT(debloat, khugepaged_limit_only_for_recovered_processes, 180)
 	       vmstat("thp_scan_exceed_none_pte") - exceed0);
 	EXPECT_LE(collapse0 + (long)nr, vmstat("thp_collapse_alloc"));
 	/* The recovered child's ranges: refused for empty PTEs, still split. */
-	EXPECT_EQ(0, rollup_kb(split, "AnonHugePages"));
+	EXPECT_EQ(0, pid_smaps_kb(split, q, "AnonHugePages"));
 	EXPECT_LE((long)nr, vmstat("thp_scan_exceed_none_pte") - exceed0);
 	EXPECT_EQ((long)nr, proc_hawkeye(split, "debloat_splits"));
 	EXPECT_EQ(0, proc_hawkeye(getpid(), "debloat_splits"));
@@ -1046,11 +1047,11 @@ static void check_order(struct __test_metadata *_metadata, bool hot_first)
 	double start, end, t_cold_done = 0, t_hot_start = 0;
 
 	if (hot_first) {
-		hot = start_bloated_child(hot_len, 6, true);
-		cold = start_bloated_child(len, 7, false);
+		hot = start_bloated_child(hot_len, 6, true, NULL);
+		cold = start_bloated_child(len, 7, false, NULL);
 	} else {
-		cold = start_bloated_child(len, 7, false);
-		hot = start_bloated_child(hot_len, 6, true);
+		cold = start_bloated_child(len, 7, false, NULL);
+		hot = start_bloated_child(hot_len, 6, true, NULL);
 	}
 	ASSERT_LT(0, hot);
 	ASSERT_LT(0, cold);

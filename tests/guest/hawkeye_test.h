@@ -152,16 +152,18 @@ static inline long rollup_kb(int pid, const char *field)
 	return keyed_value(path, field, ':');
 }
 
-/* A field (in kB) of the /proc/self/smaps entry that holds addr, or -1. */
-static inline long smaps_kb(void *addr, const char *field)
+/* A field (in kB) of the /proc/PID/smaps entry that holds addr, or -1. */
+static inline long pid_smaps_kb(int pid, void *addr, const char *field)
 {
 	unsigned long start, end, a = (unsigned long)addr;
 	char line[256];
 	size_t n = strlen(field);
 	int in = 0;
 	long val = -1;
-	FILE *f = fopen("/proc/self/smaps", "r");
+	FILE *f;
 
+	snprintf(line, sizeof(line), "/proc/%d/smaps", pid);
+	f = fopen(line, "r");
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
@@ -177,6 +179,12 @@ static inline long smaps_kb(void *addr, const char *field)
 	}
 	fclose(f);
 	return val;
+}
+
+/* The same for this process. */
+static inline long smaps_kb(void *addr, const char *field)
+{
+	return pid_smaps_kb(getpid(), addr, field);
 }
 
 /* An anonymous mapping of len bytes whose start is 2 MB aligned. */
