@@ -998,10 +998,18 @@ TEST_F_TIMEOUT(debloat, khugepaged_limit_only_for_recovered_processes, 180)
 	splits = proc_hawkeye(split, "debloat_splits");
 	ASSERT_LT(0, splits);
 
-	/* Tight (at least low_pct in use) but recovery idle (never above high_pct). */
+	/*
+	 * Tight (at least low_pct in use) but recovery idle (never above
+	 * high_pct). While recovery is off khugepaged has no limit at all:
+	 * it is stopped (THP never) until recovery is on again.
+	 */
+	ASSERT_EQ(0, write_file(THP_SYSFS "enabled", "never"));
 	ASSERT_EQ(0, set_knob("enabled", "0"));
 	ASSERT_EQ(0, set_watermarks(100, 1));
 	ASSERT_EQ(0, set_knob("enabled", "1"));
+	exceed0 = vmstat("thp_scan_exceed_none_pte");
+	collapse0 = vmstat("thp_collapse_alloc");
+	ASSERT_EQ(0, write_file(THP_SYSFS "enabled", "always"));
 	ASSERT_LE(1.0, in_use_pct());
 
 	/* This process: full huge pages, then 300 subpages of each emptied. */
@@ -1014,11 +1022,9 @@ TEST_F_TIMEOUT(debloat, khugepaged_limit_only_for_recovered_processes, 180)
 	for (size_t r = 0; r < nr; r++)
 		ASSERT_EQ(0, madvise(p + r * HPAGE_SZ + kept * PAGE_SZ,
 				     HPAGE_SZ - kept * PAGE_SZ, MADV_DONTNEED));
-	ASSERT_EQ(0, smaps_kb(p, "AnonHugePages"));
+	/* (khugepaged may start collapsing them back at once.) */
 	EXPECT_EQ(0, proc_hawkeye(getpid(), "debloat_splits"));
 
-	exceed0 = vmstat("thp_scan_exceed_none_pte");
-	collapse0 = vmstat("thp_collapse_alloc");
 	EXPECT_TRUE(wait_huge(p, len >> 10, true, 90)) {
 		TH_LOG("only %ld kB of this process collapsed", smaps_kb(p, "AnonHugePages"));
 	}
