@@ -8,7 +8,9 @@
  * Table 4). Every PERIOD seconds, for WINDOW seconds, it counts the
  * processes whose /proc/<pid>/hawkeye shows regions that promotion could
  * promote, and writes "PID OVERHEAD" (1/100 %) to
- * /sys/kernel/mm/hawkeye/promote/measured_overhead.
+ * /sys/kernel/mm/hawkeye/promote/measured_overhead. Processes whose
+ * counters do not fit RLIMIT_NOFILE together are counted in more windows,
+ * one after the other; a process it may not count is skipped.
  *
  * Events come from libpfm4's tables for the running CPU:
  *   Intel Skylake and later  DTLB_{LOAD,STORE}_MISSES:WALK_ACTIVE
@@ -36,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -132,7 +135,9 @@ static int resolve(struct events *ev)
 /*
  * --software, for tests on machines without a PMU: task-clock stands for
  * cycles and page faults for walk cycles, so that the whole measuring
- * loop runs; the figures mean nothing.
+ * loop runs; the figures mean nothing. User space only, as
+ * perf_event_paranoid 2 lets any user count its own processes: tests can
+ * then see a process refused amid others that are not.
  */
 static const struct event_set software_set = {
 	"software events (test mode: the figures mean nothing)",
@@ -148,6 +153,8 @@ static void resolve_software(struct events *ev)
 		ev->attr[i].size = sizeof(ev->attr[i]);
 		ev->attr[i].type = PERF_TYPE_SOFTWARE;
 		ev->attr[i].config = i ? PERF_COUNT_SW_PAGE_FAULTS : PERF_COUNT_SW_TASK_CLOCK;
+		ev->attr[i].exclude_kernel = 1;
+		ev->attr[i].exclude_hv = 1;
 		ev->fstr[i] = strdup(software_set.name[i]);
 	}
 }
@@ -170,6 +177,7 @@ struct thread {
 
 struct proc {
 	pid_t pid;
+	unsigned long long start;	/* with pid, which process: PIDs are reused */
 	struct thread *t;
 	int nr_t;
 	uint64_t sum[NR_EVENTS];
@@ -200,7 +208,46 @@ static long hawkeye_regions(const char *proc, pid_t pid)
 	return regions;
 }
 
-/* Open the counters of every thread of @p; -errno of the first failure. */
+/* Start time of process @pid (stat field 22, clock ticks after boot). */
+static int start_time(const char *proc, pid_t pid, unsigned long long *start)
+{
+	char path[256], buf[1024], *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%d/stat", proc, pid);
+	f = fopen(path, "r");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	p = fgets(buf, sizeof(buf), f);
+	fclose(f);
+	/* Fields 3.. follow the comm, which may hold spaces and ')'. */
+	p = p ? strrchr(buf, ')') : NULL;
+	for (int i = 3; p && i <= 22; i++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p, "%llu", start) != 1)
+		return -ESRCH;
+	return 0;
+}
+
+static bool out_of_fds(int err)
+{
+	return err == -EMFILE || err == -ENFILE;
+}
+
+static void proc_close(struct proc *p, int nr_events)
+{
+	for (int k = 0; k < p->nr_t; k++)
+		for (int i = 0; i < nr_events; i++)
+			close(p->t[k].fd[i]);
+	free(p->t);
+	p->t = NULL;
+	p->nr_t = 0;
+}
+
+/*
+ * Open the counters of every thread of @p; -errno of the first failure.
+ * Out of descriptors, none stay open: a process is counted whole or not.
+ */
 static int proc_open(struct proc *p, struct events *ev, const char *proc)
 {
 	char path[256];
@@ -211,11 +258,11 @@ static int proc_open(struct proc *p, struct events *ev, const char *proc)
 	snprintf(path, sizeof(path), "%s/%d/task", proc, p->pid);
 	dir = opendir(path);
 	if (!dir)
-		return -ESRCH;
+		return errno == EMFILE || errno == ENFILE ? -errno : -ESRCH;
 	while ((d = readdir(dir))) {
 		pid_t tid = atoi(d->d_name);
 		struct thread *t;
-		int i;
+		int i, e;
 
 		if (tid <= 0)
 			continue;
@@ -240,13 +287,22 @@ static int proc_open(struct proc *p, struct events *ev, const char *proc)
 			p->nr_t++;
 			continue;
 		}
-		/* A thread that exited meanwhile is fine; anything else is not. */
-		if (errno != ESRCH && !err)
-			err = -errno;
+		e = errno;
 		while (i--)
 			close(t->fd[i]);
+		if (out_of_fds(-e)) {
+			err = -e;
+			break;
+		}
+		/* A thread that exited meanwhile is fine; anything else is not. */
+		if (e != ESRCH && !err)
+			err = -e;
 	}
 	closedir(dir);
+	if (out_of_fds(err)) {
+		proc_close(p, ev->nr);
+		return err;
+	}
 	return p->nr_t ? 0 : (err ? err : -ESRCH);
 }
 
@@ -258,12 +314,9 @@ static void proc_read_close(struct proc *p, int nr_events)
 
 			if (read(p->t[k].fd[i], v, sizeof(v)) == sizeof(v))
 				p->sum[i] += scale(v[0], v[1], v[2]);
-			close(p->t[k].fd[i]);
 		}
 	}
-	free(p->t);
-	p->t = NULL;
-	p->nr_t = 0;
+	proc_close(p, nr_events);
 }
 
 static int write_measurement(const char *file, pid_t pid, int bp)
@@ -287,6 +340,25 @@ struct options {
 	bool once, dry_run, verbose;
 	const char *proc, *sysfs;
 };
+
+/* 2-3 counters per thread of every candidate: take every descriptor we may. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static double since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec - t0->tv_sec + (t.tv_nsec - t0->tv_nsec) / 1e9;
+}
 
 static int perm_error(const char *what)
 {
@@ -319,64 +391,41 @@ static int report(const char *file, pid_t pid, int bp)
 	return -1;
 }
 
-/* One measurement of every candidate process; an exit status, or -1. */
-static int measure_once(struct events *ev, const struct options *o)
+/*
+ * Count the opened processes of @ps[0..@nr) for one window and hand the
+ * overhead of each to the kernel if it is still the process counted; an
+ * exit status, or -1.
+ */
+static int measure_batch(struct proc *ps, int nr, struct events *ev, const struct options *o)
 {
 	struct timespec w = { (time_t)o->window,
 			      (long)((o->window - (time_t)o->window) * 1e9) };
-	struct proc *ps = NULL;
-	int nr = 0, i, ret = -1;
-	struct dirent *d;
-	DIR *dir = opendir(o->proc);
+	int i, ret = -1;
 
-	if (!dir) {
-		fprintf(stderr, "hawkeye-pmud: %s: %s\n", o->proc, strerror(errno));
-		return 1;
-	}
-	while ((d = readdir(dir))) {
-		pid_t pid = atoi(d->d_name);
-		struct proc *np;
-		int err;
-
-		if (pid <= 0 || pid == getpid() || hawkeye_regions(o->proc, pid) <= 0)
-			continue;
-		np = realloc(ps, (nr + 1) * sizeof(*np));
-		if (!np)
-			break;
-		ps = np;
-		memset(&ps[nr], 0, sizeof(ps[nr]));
-		ps[nr].pid = pid;
-		err = proc_open(&ps[nr], ev, o->proc);
-		if (err)
-			free(ps[nr].t);
-		if (err == -EACCES || err == -EPERM) {
-			char what[64];
-
-			snprintf(what, sizeof(what), "count events of process %d", pid);
-			ret = perm_error(what);
-			break;
-		}
-		if (err) {
-			if (o->verbose && err != -ESRCH)
-				fprintf(stderr, "hawkeye-pmud: pid %d: %s\n", pid, strerror(-err));
-			continue;
-		}
-		nr++;
-	}
-	closedir(dir);
-
-	for (i = 0; i < nr && ret < 0; i++)
+	for (i = 0; i < nr; i++)
 		for (int k = 0; k < ps[i].nr_t; k++)
 			ioctl(ps[i].t[k].fd[0], PERF_EVENT_IOC_ENABLE, 0);
-	if (ret < 0)
-		nanosleep(&w, NULL);
+	nanosleep(&w, NULL);
 	for (i = 0; i < nr; i++) {
 		struct proc *p = &ps[i];
+		unsigned long long start;
 		int bp;
 
+		if (!p->nr_t)
+			continue;
 		proc_read_close(p, ev->nr);
 		if (ret >= 0)
 			continue;
+		/*
+		 * The kernel takes a PID: if the process exited in the window and
+		 * its PID went to another, these counts are not the new one's.
+		 */
+		if (start_time(o->proc, p->pid, &start) || start != p->start) {
+			if (o->verbose)
+				fprintf(stderr, "hawkeye-pmud: pid %d: exited or its PID reused during the window: not written\n",
+					p->pid);
+			continue;
+		}
 		bp = overhead_bp(p->sum[CYCLES], p->sum[WALK_LOAD], p->sum[WALK_STORE],
 				 ev->set->counts_walks ? o->walk_cycles : 0);
 		if (o->verbose || o->dry_run)
@@ -388,8 +437,101 @@ static int measure_once(struct events *ev, const struct options *o)
 		if (!o->dry_run)
 			ret = report(o->sysfs, p->pid, bp);
 	}
+	return ret;
+}
+
+static unsigned long long nofile_limit(void)
+{
+	struct rlimit rl;
+
+	return getrlimit(RLIMIT_NOFILE, &rl) ? 0 : (unsigned long long)rl.rlim_cur;
+}
+
+/* One measurement of every candidate process; an exit status, or -1. */
+static int measure_once(struct events *ev, const struct options *o)
+{
+	int nr = 0, i, counted = 0, denied = 0, ret = -1;
+	struct proc *ps = NULL;
+	pid_t denied_pid = 0;
+	struct dirent *d;
+	DIR *dir = opendir(o->proc);
+
+	if (!dir) {
+		fprintf(stderr, "hawkeye-pmud: %s: %s\n", o->proc, strerror(errno));
+		return 1;
+	}
+	/* Every candidate first, while no counter holds a descriptor. */
+	while ((d = readdir(dir))) {
+		pid_t pid = atoi(d->d_name);
+		unsigned long long start;
+		struct proc *np;
+		int err;
+
+		if (pid <= 0 || pid == getpid() || hawkeye_regions(o->proc, pid) <= 0)
+			continue;
+		err = start_time(o->proc, pid, &start);
+		if (err) {
+			if (err != -ESRCH)
+				fprintf(stderr, "hawkeye-pmud: pid %d: %s: not measured\n",
+					pid, strerror(-err));
+			continue;
+		}
+		np = realloc(ps, (nr + 1) * sizeof(*np));
+		if (!np)
+			break;
+		ps = np;
+		memset(&ps[nr], 0, sizeof(ps[nr]));
+		ps[nr].pid = pid;
+		ps[nr].start = start;
+		nr++;
+	}
+	closedir(dir);
+
+	/*
+	 * As many processes at a time as RLIMIT_NOFILE allows, the rest in
+	 * more windows: none is left out unsaid.
+	 */
+	for (i = 0; i < nr && ret < 0 && !stop;) {
+		int first = i, opened = 0;
+
+		for (; i < nr; i++) {
+			int err = proc_open(&ps[i], ev, o->proc);
+
+			if (out_of_fds(err) && opened) {
+				if (o->verbose)
+					fprintf(stderr, "hawkeye-pmud: RLIMIT_NOFILE %llu: %d processes in another window\n",
+						nofile_limit(), nr - i);
+				break;
+			}
+			if (out_of_fds(err)) {
+				fprintf(stderr, "hawkeye-pmud: pid %d: %s even alone (RLIMIT_NOFILE %llu): not measured\n",
+					ps[i].pid, strerror(-err), nofile_limit());
+				continue;
+			}
+			/* Only this process (another user's, say): go on with the rest. */
+			if ((err == -EACCES || err == -EPERM) && !denied++)
+				denied_pid = ps[i].pid;
+			if (err) {
+				if (o->verbose && err != -ESRCH)
+					fprintf(stderr, "hawkeye-pmud: pid %d: %s\n", ps[i].pid, strerror(-err));
+				continue;
+			}
+			opened++;
+		}
+		counted += opened;
+		if (opened)
+			ret = measure_batch(ps + first, i - first, ev, o);
+	}
 	free(ps);
 	fflush(stdout);
+	/* Not one process could be counted: this daemon may count none. */
+	if (ret < 0 && denied && !counted) {
+		char what[96];
+
+		snprintf(what, sizeof(what), "count events of process %d%s", denied_pid,
+			 denied > 1 ? " nor of any other" : "");
+		ret = perm_error(what);
+	}
 	return ret;
 }
 
@@ -546,19 +688,27 @@ run:
 			o.sysfs);
 		return EXIT_NO_HAWKEYE;
 	}
+	raise_nofile();
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	fprintf(stderr, "hawkeye-pmud: %s; every %gs for %gs\n", ev.set->what, o.period, o.window);
 	while (!stop) {
-		struct timespec rest = { (time_t)(o.period - o.window),
-					 (long)((o.period - o.window -
-						 (time_t)(o.period - o.window)) * 1e9) };
-		int ret = measure_once(&ev, &o);
+		struct timespec t0, rest;
+		double left;
+		int ret;
 
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		ret = measure_once(&ev, &o);
 		if (ret >= 0)
 			return ret;
 		if (o.once)
 			return 0;
+		/* The rest of the period: more than one window if in batches. */
+		left = o.period - since(&t0);
+		if (left <= 0)
+			continue;
+		rest.tv_sec = (time_t)left;
+		rest.tv_nsec = (long)((left - (time_t)left) * 1e9);
 		nanosleep(&rest, NULL);
 	}
 	return 0;

@@ -4,6 +4,7 @@ import importlib.machinery
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -38,7 +39,12 @@ def hawkeye_file(buckets, **kw):
     return "\n".join(lines) + "\n"
 
 
-def add_proc(root, pid, comm, hawkeye, huge_kb=0, ticks=(0, 0)):
+# /proc/<pid>/stat flags: PF_KTHREAD marks a kernel thread.
+KTHREAD_FLAGS = 0x00208040
+USER_FLAGS = 0x00400100
+
+
+def add_proc(root, pid, comm, hawkeye, huge_kb=0, ticks=(0, 0), flags=USER_FLAGS):
     write(root, f"proc/{pid}/comm", comm + "\n")
     if hawkeye is not None:
         write(root, f"proc/{pid}/hawkeye", hawkeye)
@@ -51,7 +57,7 @@ def add_proc(root, pid, comm, hawkeye, huge_kb=0, ticks=(0, 0)):
     write(
         root,
         f"proc/{pid}/stat",
-        f"{pid} ({comm}) S 2 0 0 0 -1 0 0 0 0 0 {ticks[0]} {ticks[1]} 0 0 39 19 1 0 5 0 0\n",
+        f"{pid} ({comm}) S 2 0 0 0 -1 {flags} 0 0 0 0 {ticks[0]} {ticks[1]} 0 0 39 19 1 0 5 0 0\n",
     )
 
 
@@ -120,8 +126,8 @@ def fake(tmp_path):
     )
     add_proc(r, 200, "redis-server", hawkeye_file([0] * 10, policy="linux"), huge_kb=4096)
     add_proc(r, 300, "other", None)  # no /proc/<pid>/hawkeye at all
-    add_proc(r, 40, "hawkeye_zerod0", hawkeye_file([0] * 10), ticks=(0, 250))
-    add_proc(r, 41, "khugepaged", hawkeye_file([0] * 10), ticks=(0, 10))
+    add_proc(r, 40, "hawkeye_zerod0", hawkeye_file([0] * 10), ticks=(0, 250), flags=KTHREAD_FLAGS)
+    add_proc(r, 41, "khugepaged", hawkeye_file([0] * 10), ticks=(0, 10), flags=KTHREAD_FLAGS)
     return r
 
 
@@ -247,3 +253,39 @@ def test_parse_helpers():
     assert p["other"] == ["weird"]
     assert top.parse_proc_hawkeye("")["access_map"] == []
     assert top.human_kb(2048) == "2.0 MiB"
+
+
+# C0 (but newline), DEL and C1: what a terminal may act on.
+CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
+
+
+def test_process_names_are_sanitised(fake):
+    # Any process can name itself (prctl PR_SET_NAME): escape sequences
+    # must not reach root's terminal.
+    add_proc(fake, 500, "\x1b]0;owned\x07\x1b[2J", hawkeye_file([1] + [0] * 9), huge_kb=2048)
+    add_proc(fake, 501, "a\x9b31mb\x7fc\u202e", hawkeye_file([1] + [0] * 9), huge_kb=2048)
+    p = run("--root", fake)
+    assert p.returncode == 0, p.stderr
+    assert not CONTROL.search(p.stdout)
+    assert "\u202e" not in p.stdout  # nor other non-printables (bidi override)
+    assert "\\x1b]0;owned" in p.stdout and "a\\x9b31mb\\x7f" in p.stdout
+    # JSON escapes them itself and keeps the name as it is.
+    p = run("--root", fake, "--json", "-p", "500")
+    assert not CONTROL.search(p.stdout)
+    assert json.loads(p.stdout)["processes"][0]["comm"] == "\x1b]0;owned\x07\x1b[2J"
+
+
+def test_sanitise_name():
+    assert top.sanitise("xsbench") == "xsbench"
+    assert top.sanitise("a\tb\x1b[0m\x7f\x85\u202e") == "a\\x09b\\x1b[0m\\x7f\\x85\\u202e"
+    assert top.sanitise("na\u00efve \u65e5\u672c") == "na\u00efve \u65e5\u672c"  # printable text stays
+
+
+def test_threads_are_kernel_threads_only(fake):
+    # A user process can call itself hawkeye_zerod0 (even a usermode helper,
+    # whose parent is kthreadd): only PF_KTHREAD in stat's flags counts.
+    add_proc(fake, 500, "hawkeye_zerod0", None, ticks=(900, 900))
+    add_proc(fake, 501, "khugepaged", None, ticks=(900, 900))
+    s = json.loads(run("--root", fake, "--json").stdout)
+    assert [(t["pid"], t["comm"]) for t in s["threads"]] == [(40, "hawkeye_zerod0"), (41, "khugepaged")]
+    assert "18.0s" not in run("--root", fake).stdout

@@ -1,13 +1,18 @@
 """Tests of tools/hawkeye-pmud, the HawkEye-PMU measurement daemon, on the
 host: event resolution for known CPU models (libpfm4 told which PMU to
 assume), the overhead arithmetic from recorded counter values (replay),
-multiplexing, the no-PMU path, and permission errors. What it does with
-real counters needs a machine with a PMU (see the issue's closing note)."""
+multiplexing, the no-PMU path, permission errors, PID reuse and the
+descriptor limit. What it does with real counters needs a machine with a
+PMU (see the issue's closing note)."""
+import contextlib
 import os
 import pathlib
+import resource
+import select
 import shutil
 import subprocess
 import tempfile
+import threading
 
 import pytest
 
@@ -25,14 +30,32 @@ def pmud(tmp_path_factory):
     return exe
 
 
-def run(exe, *args, stdin=None, env=None, user=None):
+def as_user(user, cmd):
+    return ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *cmd]
+
+
+def run(exe, *args, stdin=None, env=None, user=None, nofile=None):
     cmd = [exe, *args]
     if user is not None:
-        cmd = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *cmd]
+        cmd = as_user(user, cmd)
     e = dict(os.environ)
     e.pop("LIBPFM_FORCE_PMU", None)
     e.update(env or {})
-    return subprocess.run(cmd, input=stdin, capture_output=True, text=True, env=e)
+    limit = (lambda: resource.setrlimit(resource.RLIMIT_NOFILE, nofile)) if nofile else None
+    return subprocess.run(cmd, input=stdin, capture_output=True, text=True, env=e,
+                          preexec_fn=limit)
+
+
+def fake_proc(proc, pid, regions=1, stat=True):
+    """proc/<pid> as the daemon reads it: hawkeye from a HawkEye kernel,
+    the rest the real process's."""
+    d = proc / str(pid)
+    d.mkdir(parents=True)
+    (d / "hawkeye").write_text(f"policy hawkeye-pmu\nregions {regions}\n")
+    (d / "task").symlink_to(f"/proc/{pid}/task")
+    if stat:
+        (d / "stat").symlink_to(f"/proc/{pid}/stat")
+    return d
 
 
 @pytest.mark.parametrize("pmu,load,store", [
@@ -166,10 +189,7 @@ def test_measuring_loop_with_software_events(pmud, tmp_path):
     idle = subprocess.Popen(["sleep", "6"])
     proc = tmp_path / "proc"
     for p, regions in ((busy.pid, 4), (short.pid, 4), (gone.pid, 4), (idle.pid, 0)):
-        d = proc / str(p)
-        d.mkdir(parents=True)
-        (d / "hawkeye").write_text(f"policy hawkeye-pmu\nregions {regions}\n")
-        (d / "task").symlink_to(f"/proc/{p}/task")
+        fake_proc(proc, p, regions)
     sysfs = tmp_path / "measured_overhead"
     sysfs.write_text("")
     try:
@@ -201,10 +221,7 @@ def test_counting_another_users_process_is_not_permitted(pmud):
     tmp_path = pathlib.Path(tempfile.mkdtemp(dir="/tmp"))
     victim = subprocess.Popen(["sleep", "5"])
     try:
-        d = tmp_path / "proc" / str(victim.pid)
-        d.mkdir(parents=True)
-        (d / "hawkeye").write_text("regions 1\n")
-        (d / "task").symlink_to(f"/proc/{victim.pid}/task")
+        fake_proc(tmp_path / "proc", victim.pid)
         sysfs = tmp_path / "measured_overhead"
         sysfs.write_text("")
         os.chmod(tmp_path, 0o755)
@@ -217,3 +234,160 @@ def test_counting_another_users_process_is_not_permitted(pmud):
     assert r.returncode == 4, r.stderr
     assert f"count events of process {victim.pid}" in r.stderr
     assert "perf_event_paranoid=" in r.stderr and "run it as root" in r.stderr
+
+
+def stat_line(pid, start):
+    """/proc/<pid>/stat of a process started at @start (field 22)."""
+    return f"{pid} (busy) S 1 {pid} {pid} 0 -1 4194560 " + "0 " * 8 + f"20 0 1 0 {start} 0 0\n"
+
+
+@contextlib.contextmanager
+def fifo_server(path, texts):
+    """Hands texts, one each, to the successive readers of a FIFO at path:
+    a file that changes between two reads, with no timing involved."""
+    os.mkfifo(path)
+
+    def serve():
+        for t in texts:
+            fd = os.open(path, os.O_WRONLY)         # waits for the reader
+            os.write(fd, t.encode())
+            p = select.poll()
+            p.register(fd, 0)
+            p.poll()                                # POLLERR: the reader closed it
+            os.close(fd)
+
+    th = threading.Thread(target=serve, daemon=True)
+    th.start()
+    try:
+        yield
+    finally:
+        for _ in texts:                             # release a server still waiting
+            if not th.is_alive():
+                break
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+            th.join(0.2)
+            os.close(fd)
+            th.join(1)
+
+
+def test_pid_reused_during_the_window_is_not_written(pmud, tmp_path):
+    """The process measured exits in the window and its PID goes to another
+    (stat's start time changes): its overhead is not handed to the kernel."""
+    busy = subprocess.Popen(["python3", "-c",
+                             "import time\nt=time.time()+6\n"
+                             "while time.time()<t: bytearray(1<<20)"])
+    proc = tmp_path / "proc"
+    d = fake_proc(proc, busy.pid, stat=False)
+    sysfs = tmp_path / "measured_overhead"
+    sysfs.write_text("")
+    try:
+        with fifo_server(d / "stat", [stat_line(busy.pid, 1000), stat_line(busy.pid, 2000)]):
+            r = run(pmud, "--software", "--once", "-v", "-p", "2", "-w", "0.3",
+                    "--proc", str(proc), "--sysfs", str(sysfs))
+    finally:
+        busy.kill()
+        busy.wait()
+    assert r.returncode == 0, r.stderr
+    assert sysfs.read_text() == ""
+    assert f"pid {busy.pid} overhead" not in r.stdout
+    assert f"pid {busy.pid}: exited or its PID reused during the window: not written" in r.stderr
+
+
+def test_same_process_is_written(pmud, tmp_path):
+    busy = subprocess.Popen(["sleep", "6"])
+    proc = tmp_path / "proc"
+    d = fake_proc(proc, busy.pid, stat=False)
+    sysfs = tmp_path / "measured_overhead"
+    sysfs.write_text("")
+    try:
+        with fifo_server(d / "stat", [stat_line(busy.pid, 1000)] * 2):
+            r = run(pmud, "--software", "--once", "-p", "2", "-w", "0.1",
+                    "--proc", str(proc), "--sysfs", str(sysfs))
+    finally:
+        busy.kill()
+        busy.wait()
+    assert r.returncode == 0, r.stderr
+    assert sysfs.read_text() == f"{busy.pid} 0\n"
+
+
+def sleepers(n, threads=1):
+    code = "import threading, time\n" \
+           f"for _ in range({threads - 1}): threading.Thread(target=time.sleep, args=(20,), daemon=True).start()\n" \
+           "print(flush=True)\ntime.sleep(20)\n"
+    ps = [subprocess.Popen(["python3", "-c", code], stdout=subprocess.PIPE) for _ in range(n)]
+    for p in ps:
+        p.stdout.readline()                     # its threads have started
+    return ps
+
+
+@pytest.mark.parametrize("soft,hard", [(16, 4096), (16, 16)])
+def test_every_candidate_measured_at_the_descriptor_limit(pmud, tmp_path, soft, hard):
+    """2 perf fds per thread (software events) for 12 processes do not fit
+    16 descriptors: the soft limit is raised to the hard one, and what still
+    does not fit is measured in more windows, none silently left out."""
+    ps = sleepers(12)
+    proc = tmp_path / "proc"
+    for p in ps:
+        fake_proc(proc, p.pid)
+    try:
+        r = run(pmud, "--software", "--once", "-n", "-p", "2", "-w", "0.1",
+                "--proc", str(proc), nofile=(soft, hard))
+    finally:
+        for p in ps:
+            p.kill()
+            p.wait()
+    assert r.returncode == 0, r.stderr
+    seen = {int(line.split()[1]) for line in r.stdout.splitlines()}
+    assert seen == {p.pid for p in ps}
+
+
+def test_process_too_big_for_the_descriptor_limit_is_reported(pmud, tmp_path):
+    small, big = sleepers(1)[0], sleepers(1, threads=10)[0]
+    proc = tmp_path / "proc"
+    for p in (small, big):
+        fake_proc(proc, p.pid)
+    try:
+        r = run(pmud, "--software", "--once", "-n", "-p", "2", "-w", "0.1",
+                "--proc", str(proc), nofile=(16, 16))
+    finally:
+        for p in (small, big):
+            p.kill()
+            p.wait()
+    assert r.returncode == 0, r.stderr
+    assert {int(line.split()[1]) for line in r.stdout.splitlines()} == {small.pid}
+    assert f"pid {big.pid}: Too many open files" in r.stderr
+
+
+def paranoid():
+    with open("/proc/sys/kernel/perf_event_paranoid") as f:
+        return int(f.read())
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv") or paranoid() > 2,
+                    reason="needs root and setpriv to run as another user, who may count"
+                           " its own processes (perf_event_paranoid <= 2)")
+def test_one_process_not_permitted_is_skipped(pmud):
+    """As nobody: root's process cannot be counted, nobody's own can (the
+    software events count user space only); the daemon skips the first,
+    says so at -v, and goes on."""
+    tmp_path = pathlib.Path(tempfile.mkdtemp(dir="/tmp"))
+    victim = subprocess.Popen(["sleep", "6"])
+    own = subprocess.Popen(as_user(65534, ["sleep", "6"]))
+    try:
+        for p in (victim, own):
+            fake_proc(tmp_path / "proc", p.pid)
+        sysfs = tmp_path / "measured_overhead"
+        sysfs.write_text("")
+        sysfs.chmod(0o666)
+        os.chmod(tmp_path, 0o755)
+        r = run(pmud, "--software", "--once", "-v", "-w", "0.1", "--proc", str(tmp_path / "proc"),
+                "--sysfs", str(sysfs), user=65534)
+        written = sysfs.read_text()
+    finally:
+        for p in (victim, own):
+            p.kill()
+            p.wait()
+        shutil.rmtree(tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert written == f"{own.pid} 0\n"
+    assert f"pid {victim.pid}: Permission denied" in r.stderr
