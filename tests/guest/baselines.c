@@ -29,8 +29,6 @@
 #define KNOB_DIR PROMOTE
 #include "hawkeye_test.h"
 
-#define PFN_MASK ((1ULL << 55) - 1)
-
 static const char *const knobs[] = {
 	"scan_period_ms", "sample_window_ms", "batch", "sleep_ms",
 };
@@ -65,26 +63,6 @@ static int set_ingens_long(const char *name, long val)
 
 	snprintf(buf, sizeof(buf), "%ld", val);
 	return set_ingens(name, buf);
-}
-
-/* pagemap entry of addr in pid (0: self): PFN, or 0 if not present. */
-static uint64_t pfn_of(int pid, unsigned long addr)
-{
-	char path[64];
-	uint64_t ent = 0;
-	int fd;
-
-	if (pid)
-		snprintf(path, sizeof(path), "/proc/%d/pagemap", pid);
-	else
-		snprintf(path, sizeof(path), "/proc/self/pagemap");
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	if (pread(fd, &ent, 8, addr / PAGE_SZ * 8) != 8)
-		ent = 0;
-	close(fd);
-	return (ent >> 63) ? (ent & PFN_MASK) : 0;
 }
 
 static uint64_t kpageflags(uint64_t pfn)

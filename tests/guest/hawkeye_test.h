@@ -187,6 +187,28 @@ static inline long smaps_kb(void *addr, const char *field)
 	return pid_smaps_kb(getpid(), addr, field);
 }
 
+#define PFN_MASK ((1ULL << 55) - 1)
+
+/* pagemap entry of addr in pid (0: self): PFN, or 0 if not present. */
+static inline uint64_t pfn_of(int pid, unsigned long addr)
+{
+	char path[64];
+	uint64_t ent = 0;
+	int fd;
+
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/pagemap", pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/pagemap");
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &ent, 8, addr / PAGE_SZ * 8) != 8)
+		ent = 0;
+	close(fd);
+	return (ent >> 63) ? (ent & PFN_MASK) : 0;
+}
+
 /* An anonymous mapping of len bytes whose start is 2 MB aligned. */
 static inline char *map_aligned(size_t len)
 {

@@ -1,0 +1,607 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The findings of the mm review (November 2026), one test each: every test
+ * here failed on the kernel the review read and passes on the fixed one.
+ *
+ * - A2: a freebsd reservation never hands out a subpage that something
+ *   else still references (a pipe after vmsplice, a pinned io_uring
+ *   buffer): the holder keeps the old data, the process gets a new page.
+ * - A3: /proc/<pid>/hawkeye pins the mm at open, as smaps does: a
+ *   descriptor kept across exec reads nothing of the new image.
+ * - B1: a process killed while bloat recovery works gives its memory back
+ *   at once, not when the recovery round ends.
+ * - B2: the freezer freezes the recovery thread in the middle of a round.
+ * - C1: page-table allocations (__GFP_ZERO, not user memory) take the
+ *   zone lock no more often with pre-zeroing on than off.
+ * - C2: with the policy linux, fork/exit allocate nothing for HawkEye; a
+ *   process that started under linux is still sampled after a switch.
+ * - (d): a new pre-zeroing rate takes effect at once.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <linux/io_uring.h>
+
+#include "kselftest_harness.h"
+#include "hawkeye_test.h"
+
+#define HAWKEYE "/sys/kernel/mm/hawkeye/"
+#define PROMOTE HAWKEYE "promote/"
+#define DEBLOAT HAWKEYE "debloat/"
+#define PREZERO HAWKEYE "prezero/"
+
+/* Every knob a test here changes; the fixture puts them back. */
+static const char *const knob_paths[] = {
+	THP_SYSFS "enabled", THP_SYSFS "defrag",
+	KHUGEPAGED "scan_sleep_millisecs", KHUGEPAGED "pages_to_scan",
+	PROMOTE "policy", PROMOTE "scan_period_ms", PROMOTE "sample_window_ms",
+	PROMOTE "sleep_ms",
+	DEBLOAT "enabled", DEBLOAT "low_pct", DEBLOAT "high_pct",
+	DEBLOAT "threshold", DEBLOAT "rate",
+	PREZERO "enabled", PREZERO "rate",
+};
+
+FIXTURE(review) {
+	char saved[NR(knob_paths)][64];
+};
+
+/* A knob's value as it is written back: the selected word of a choice. */
+static void knob_save(const char *path, char *out, size_t len)
+{
+	if (read_choice(path, out, len) == 0)
+		return;
+	if (read_file(path, out, len))
+		out[0] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+}
+
+FIXTURE_SETUP(review)
+{
+	unsigned int i;
+
+	if (access(PROMOTE "policy", F_OK))
+		SKIP(return, "not a HawkEye kernel");
+	for (i = 0; i < NR(knob_paths); i++)
+		knob_save(knob_paths[i], self->saved[i], sizeof(self->saved[i]));
+}
+
+FIXTURE_TEARDOWN(review)
+{
+	unsigned int i;
+	int pass;
+
+	sysfs_write(DEBLOAT "enabled", "0");
+	sysfs_write(PREZERO "enabled", "0");
+	/* Twice: a watermark refused for its order goes in the second time. */
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < NR(knob_paths); i++)
+			if (self->saved[i][0])
+				sysfs_write(knob_paths[i], self->saved[i]);
+}
+
+static bool all_bytes(const char *buf, char c, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (buf[i] != c)
+			return false;
+	return true;
+}
+
+static char *map_thp(size_t len)
+{
+	char *p = map_aligned(len);
+
+	if (p && madvise(p, len, MADV_HUGEPAGE)) {
+		munmap(p, len);
+		return NULL;
+	}
+	return p;
+}
+
+/*
+ * A2, a pipe: page 1 of a reserved region, spliced into a pipe and then
+ * dropped with MADV_DONTNEED, is still the pipe's: the process writing the
+ * same address again must get another page, and the pipe the old data.
+ */
+TEST_F_TIMEOUT(review, freebsd_reuses_no_page_a_pipe_holds, 120)
+{
+	const int regions = 32;
+	char *p, buf[PAGE_SZ];
+	int r, kept = 0, reserved = 0;
+
+	ASSERT_EQ(0, sysfs_write(THP_SYSFS "enabled", "madvise"));
+	ASSERT_EQ(0, sysfs_write(PROMOTE "policy", "freebsd"));
+	p = map_thp(regions * HPAGE_SZ);
+	ASSERT_NE(NULL, p);
+	for (r = 0; r < regions; r++) {
+		char *page1 = p + r * HPAGE_SZ + PAGE_SZ;
+		struct iovec iov = { page1, PAGE_SZ };
+		uint64_t pfn;
+		int fds[2];
+
+		p[r * HPAGE_SZ] = 1;		/* makes the reservation */
+		memset(page1, 'A', PAGE_SZ);
+		pfn = pfn_of(0, (unsigned long)page1);
+		reserved += pfn == pfn_of(0, (unsigned long)p + r * HPAGE_SZ) + 1;
+		ASSERT_EQ(0, pipe(fds));
+		ASSERT_EQ(PAGE_SZ, vmsplice(fds[1], &iov, 1, 0));
+		ASSERT_EQ(0, madvise(page1, PAGE_SZ, MADV_DONTNEED));
+		memset(page1, 'B', PAGE_SZ);
+		ASSERT_EQ(PAGE_SZ, read(fds[0], buf, PAGE_SZ));
+		kept += all_bytes(buf, 'A', PAGE_SZ);
+		EXPECT_EQ('B', page1[0]);
+		close(fds[0]);
+		close(fds[1]);
+	}
+	/* Without reservations the test would prove nothing. */
+	EXPECT_EQ(regions, reserved);
+	EXPECT_EQ(regions, kept) TH_LOG("the pipe got the new data for %d of %d regions",
+					 regions - kept, regions);
+	munmap(p, regions * HPAGE_SZ);
+}
+
+/*
+ * A2, a pin (io_uring fixed buffer: pin_user_pages(FOLL_LONGTERM), as
+ * O_DIRECT's pin_user_pages()): the pinned page is not mapped again.
+ */
+TEST_F(review, freebsd_reuses_no_pinned_page)
+{
+	struct io_uring_params params = {};
+	const int regions = 8;
+	int r, ring, reused = 0;
+	char *p;
+
+	ring = syscall(__NR_io_uring_setup, 4, &params);
+	if (ring < 0 && errno == ENOSYS)
+		SKIP(return, "no io_uring in this kernel");
+	ASSERT_LE(0, ring);
+	ASSERT_EQ(0, sysfs_write(THP_SYSFS "enabled", "madvise"));
+	ASSERT_EQ(0, sysfs_write(PROMOTE "policy", "freebsd"));
+	p = map_thp(regions * HPAGE_SZ);
+	ASSERT_NE(NULL, p);
+	for (r = 0; r < regions; r++) {
+		char *page1 = p + r * HPAGE_SZ + PAGE_SZ;
+		struct iovec iov = { page1, PAGE_SZ };
+		uint64_t pinned;
+
+		p[r * HPAGE_SZ] = 1;
+		memset(page1, 'A', PAGE_SZ);
+		pinned = pfn_of(0, (unsigned long)page1);
+		ASSERT_EQ(pinned, pfn_of(0, (unsigned long)p + r * HPAGE_SZ) + 1);
+		ASSERT_EQ(0, syscall(__NR_io_uring_register, ring,
+				     IORING_REGISTER_BUFFERS, &iov, 1));
+		ASSERT_EQ(0, madvise(page1, PAGE_SZ, MADV_DONTNEED));
+		memset(page1, 'B', PAGE_SZ);
+		reused += pfn_of(0, (unsigned long)page1) == pinned;
+		ASSERT_EQ(0, syscall(__NR_io_uring_register, ring,
+				     IORING_UNREGISTER_BUFFERS, NULL, 0));
+	}
+	EXPECT_EQ(0, reused) TH_LOG("%d of %d pinned pages mapped again", reused, regions);
+	close(ring);
+	munmap(p, regions * HPAGE_SZ);
+}
+
+/* The output of sh -c cmd run with fd as its descriptor 3, in out. */
+static ssize_t run_with_fd3(int fd, const char *cmd, char *out, size_t len)
+{
+	int up[2], status;
+	ssize_t n, got = 0;
+	pid_t pid;
+
+	if (pipe(up))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		dup2(up[1], 1);
+		dup2(fd, 3);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	close(up[1]);
+	while ((n = read(up[0], out + got, len - 1 - got)) > 0)
+		got += n;
+	out[got] = '\0';
+	close(up[0]);
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) && !WEXITSTATUS(status) ? got : -1;
+}
+
+/*
+ * A3: a descriptor of /proc/<pid>/hawkeye belongs to the address space it
+ * was opened on. The child opens its own, then execs: what it reads
+ * through the old descriptor is nothing, not the new image's state.
+ */
+TEST_F(review, proc_hawkeye_fd_reads_nothing_after_exec)
+{
+	char out[4096];
+	int up[2], status;
+	ssize_t got = 0, n;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(up));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int fd = open("/proc/self/hawkeye", O_RDONLY);
+
+		if (fd < 0)
+			_exit(2);
+		dup2(up[1], 1);
+		dup2(fd, 3);
+		execl("/bin/sh", "sh", "-c", "cat <&3", (char *)NULL);
+		_exit(127);
+	}
+	close(up[1]);
+	while ((n = read(up[0], out + got, sizeof(out) - 1 - got)) > 0)
+		got += n;
+	out[got] = '\0';
+	close(up[0]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	EXPECT_EQ(0, got) TH_LOG("read after exec: %s", out);
+
+	/* Opened and read by the same image: the whole view. */
+	got = run_with_fd3(0, "cat /proc/self/hawkeye", out, sizeof(out));
+	EXPECT_NE(NULL, strstr(out, "policy ")) TH_LOG("%zd bytes: %s", got, out);
+}
+
+/*
+ * A3: another user cannot open it, nor the owner once the process is not
+ * dumpable (ptrace's read access, as smaps).
+ */
+TEST_F(review, proc_hawkeye_needs_ptrace_read_access)
+{
+	char path[64];
+	int up[2], down[2], status;
+	pid_t target, reader;
+	char c;
+
+	ASSERT_EQ(0, pipe(up));
+	ASSERT_EQ(0, pipe(down));
+	target = fork();
+	ASSERT_LE(0, target);
+	if (!target) {
+		if (setgid(65534) || setuid(65534))
+			_exit(1);
+		prctl(PR_SET_DUMPABLE, 0);
+		if (write(up[1], "r", 1) != 1 || read(down[0], &c, 1) != 1)
+			_exit(1);
+		_exit(0);
+	}
+	ASSERT_EQ(1, read(up[0], &c, 1));
+	snprintf(path, sizeof(path), "/proc/%d/hawkeye", target);
+	reader = fork();
+	ASSERT_LE(0, reader);
+	if (!reader) {
+		char other[64];
+		int fd;
+
+		snprintf(other, sizeof(other), "/proc/%d/hawkeye", getppid());
+		if (setgid(65534) || setuid(65534))
+			_exit(1);
+		/* root's process: another user's. */
+		fd = open(other, O_RDONLY);
+		if (fd >= 0 || errno != EACCES)
+			_exit(2);
+		/* Our own user's, but not dumpable. */
+		fd = open(path, O_RDONLY);
+		if (fd >= 0 || errno != EACCES)
+			_exit(3);
+		_exit(0);
+	}
+	ASSERT_EQ(reader, waitpid(reader, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("2: read another user's, 3: a non-dumpable one's");
+	ASSERT_EQ(1, write(down[1], "g", 1));
+	waitpid(target, &status, 0);
+}
+
+/* THPs of len bytes that recovery will never split: byte 0 of each set. */
+static char *map_dense_thp(size_t len)
+{
+	char *p = map_thp(len);
+
+	if (p)
+		for (size_t i = 0; i < len; i += PAGE_SZ)
+			p[i] = 1;
+	return p;
+}
+
+/* A child holding len bytes of dense THPs; reports once it has them. */
+static pid_t start_holder(size_t len)
+{
+	int up[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(up))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		if (!map_dense_thp(len) || write(up[1], "r", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(up[1]);
+	if (pid < 0 || read(up[0], &c, 1) != 1)
+		pid = -1;
+	close(up[0]);
+	return pid;
+}
+
+/* Recovery always active (watermarks 1/0 %), slow, splitting nothing dense. */
+static int debloat_slow_round(void)
+{
+	if (sysfs_write(DEBLOAT "low_pct", "0") || sysfs_write(DEBLOAT "high_pct", "1") ||
+	    sysfs_write(DEBLOAT "threshold", "512") || sysfs_write(DEBLOAT "rate", "10"))
+		return -1;
+	return sysfs_write(DEBLOAT "enabled", "1");
+}
+
+/* Wait until recovery has examined @n more THPs than @from; false at 30 s. */
+static bool debloat_scanning(long from, long n)
+{
+	for (int i = 0; i < 300; i++) {
+		if (vmstat("hawkeye_debloat_thp_scanned") >= from + n)
+			return true;
+		sleep_ms(100);
+	}
+	return false;
+}
+
+/*
+ * B1: recovery at 10 THPs a second over 400 MB (a 20 s round); a 300 MB
+ * process killed early in the round has its memory back within 2 s.
+ */
+TEST_F_TIMEOUT(review, debloat_keeps_no_killed_process_alive, 180)
+{
+	long before, after = 0, scanned0;
+	size_t a_len = 400 * MB, b_len = 300 * MB;
+	double t0, t = 0;
+	int status;
+	pid_t b;
+	char *a;
+
+	ASSERT_EQ(0, sysfs_write(THP_SYSFS "enabled", "madvise"));
+	ASSERT_EQ(0, sysfs_write(THP_SYSFS "defrag", "always"));
+	a = map_dense_thp(a_len);
+	ASSERT_NE(NULL, a);
+	b = start_holder(b_len);
+	ASSERT_LT(0, b);
+	EXPECT_GT(smaps_kb(a, "AnonHugePages"), (long)(a_len / 1024 / 2));
+	scanned0 = vmstat("hawkeye_debloat_thp_scanned");
+	ASSERT_EQ(0, debloat_slow_round());
+	/* Mid-round: the round took its processes a while ago. */
+	ASSERT_TRUE(debloat_scanning(scanned0, 20));
+
+	before = meminfo_kb("MemFree");
+	ASSERT_EQ(0, kill(b, SIGKILL));
+	ASSERT_EQ(b, waitpid(b, &status, 0));
+	for (t0 = now_s(); now_s() - t0 < 2.0; sleep_ms(50)) {
+		after = meminfo_kb("MemFree");
+		t = now_s() - t0;
+		if (after - before > (long)(b_len / 1024) * 3 / 4)
+			break;
+	}
+	EXPECT_GT(after - before, (long)(b_len / 1024) * 3 / 4)
+		TH_LOG("only %ld kB freed %.1f s after the kill of a %zu MB process",
+		       after - before, t, b_len / MB);
+	TH_LOG("%ld kB back after %.2f s", after - before, t);
+	sysfs_write(DEBLOAT "enabled", "0");
+	munmap(a, a_len);
+}
+
+/* B2: the freezer (pm_test) while recovery is mid-round. */
+TEST_F_TIMEOUT(review, freezer_freezes_recovery_mid_round, 180)
+{
+	size_t len = 400 * MB;
+	long scanned0;
+	char *a;
+	int ret;
+
+	if (access("/sys/power/pm_test", W_OK) || access("/sys/power/state", W_OK))
+		SKIP(return, "no /sys/power/pm_test (CONFIG_PM_DEBUG, CONFIG_SUSPEND)");
+	ASSERT_EQ(0, sysfs_write(THP_SYSFS "enabled", "madvise"));
+	ASSERT_EQ(0, sysfs_write(THP_SYSFS "defrag", "always"));
+	a = map_dense_thp(len);
+	ASSERT_NE(NULL, a);
+	scanned0 = vmstat("hawkeye_debloat_thp_scanned");
+	ASSERT_EQ(0, debloat_slow_round());
+	ASSERT_TRUE(debloat_scanning(scanned0, 20));
+
+	ASSERT_EQ(0, sysfs_write("/sys/power/pm_test", "freezer"));
+	/* Freezes every task, waits 5 s, thaws: EBUSY if one refused. */
+	ret = sysfs_write("/sys/power/state", "freeze");
+	sysfs_write("/sys/power/pm_test", "none");
+	EXPECT_EQ(0, ret) TH_LOG("freezing failed: %s", strerror(ret));
+	sysfs_write(DEBLOAT "enabled", "0");
+	munmap(a, len);
+}
+
+/* Lines of the trace buffer that hold @what. */
+static long trace_count(const char *what)
+{
+	char line[512];
+	long n = 0;
+	FILE *f = fopen(TRACING "trace", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, what) != NULL;
+	fclose(f);
+	return n;
+}
+
+/* Zone-lock acquisitions of the allocator while page tables churn. */
+static long pgtable_churn_zone_locked(void)
+{
+	long n;
+
+	write_file(TRACING "trace", "");
+	write_file(TRACING "events/kmem/mm_page_alloc_zone_locked/enable", "1");
+	for (int i = 0; i < 2000; i++) {
+		volatile char *p = mmap(NULL, 4 * MB, PROT_READ,
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			return -1;
+		/* Read faults: a page table each, the shared zero page. */
+		(void)p[0];
+		(void)p[2 * MB];
+		munmap((void *)p, 4 * MB);
+	}
+	write_file(TRACING "events/kmem/mm_page_alloc_zone_locked/enable", "0");
+	n = trace_count("mm_page_alloc_zone_locked");
+	write_file(TRACING "trace", "");
+	return n;
+}
+
+/*
+ * C1: page tables are __GFP_ZERO kernel allocations; pre-zeroing (for
+ * user memory) must not send them to the zone lock more often.
+ */
+TEST_F_TIMEOUT(review, prezero_leaves_kernel_zero_allocations_alone, 240)
+{
+	long off, on, zeroed = 0;
+
+	if (access(TRACING "events/kmem/mm_page_alloc_zone_locked", F_OK))
+		SKIP(return, "no kmem tracepoints");
+	off = pgtable_churn_zone_locked();
+	ASSERT_LE(0, off);
+	ASSERT_EQ(0, sysfs_write(PREZERO "rate", "0"));
+	ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "1"));
+	for (int i = 0; i < 100 && zeroed < 25600; i++, sleep_ms(100))
+		zeroed = vmstat("nr_free_zeroed");
+	ASSERT_GE(zeroed, 25600) TH_LOG("only %ld pages pre-zeroed", zeroed);
+	on = pgtable_churn_zone_locked();
+	TH_LOG("zone lock taken for page-table churn: %ld off, %ld on", off, on);
+	EXPECT_LE(on, 2 * off + 20);
+}
+
+/*
+ * C2: policy linux: 100 fork()s of a process khugepaged knows, and their
+ * exits, allocate nothing for HawkEye (kmalloc's call sites).
+ */
+TEST_F(review, linux_policy_fork_exit_allocate_nothing)
+{
+	long n;
+	char *p;
+
+	if (access(TRACING "events/kmem/kmalloc", F_OK))
+		SKIP(return, "no kmem tracepoints");
+	ASSERT_EQ(0, sysfs_write(THP_SYSFS "enabled", "madvise"));
+	ASSERT_EQ(0, sysfs_write(PROMOTE "policy", "linux"));
+	p = map_thp(4 * MB);
+	ASSERT_NE(NULL, p);
+	p[0] = 1;	/* khugepaged registers this process */
+	write_file(TRACING "trace", "");
+	ASSERT_EQ(0, write_file(TRACING "events/kmem/kmalloc/enable", "1"));
+	for (int i = 0; i < 100; i++) {
+		pid_t pid = fork();
+
+		if (!pid)
+			_exit(0);
+		waitpid(pid, NULL, 0);
+	}
+	write_file(TRACING "events/kmem/kmalloc/enable", "0");
+	n = trace_count("hawkeye");
+	EXPECT_EQ(0, n) TH_LOG("%ld HawkEye allocations in 100 fork/exit", n);
+	EXPECT_LT(100, trace_count("kmalloc")) TH_LOG("the tracepoint saw nothing");
+	write_file(TRACING "trace", "");
+	munmap(p, 4 * MB);
+}
+
+/*
+ * C2: a process that khugepaged registered while the policy was linux is
+ * sampled once the policy is hawkeye-g.
+ */
+TEST_F_TIMEOUT(review, switch_finds_processes_started_under_linux, 120)
+{
+	long samples = 0, regions = 0;
+	int up[2], down[2], status;
+	pid_t pid;
+	char c;
+
+	ASSERT_EQ(0, sysfs_write(PROMOTE "policy", "linux"));
+	/* khugepaged must not collapse them first. */
+	ASSERT_EQ(0, sysfs_write(KHUGEPAGED "scan_sleep_millisecs", "3600000"));
+	ASSERT_EQ(0, sysfs_write(THP_SYSFS "enabled", "never"));
+	ASSERT_EQ(0, pipe(up));
+	ASSERT_EQ(0, pipe(down));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		char *p = map_aligned(16 * MB);
+
+		for (size_t i = 0; p && i < 16 * MB; i += PAGE_SZ)
+			p[i] = 1;
+		if (!p || write(up[1], "f", 1) != 1 || read(down[0], &c, 1) != 1)
+			_exit(1);
+		/* THP is madvise now: this registers the process with khugepaged. */
+		if (madvise(p, 16 * MB, MADV_HUGEPAGE) || write(up[1], "m", 1) != 1)
+			_exit(1);
+		for (;;)
+			for (size_t i = 0; i < 16 * MB; i += PAGE_SZ)
+				p[i]++;
+	}
+	ASSERT_EQ(1, read(up[0], &c, 1));
+	ASSERT_EQ(0, sysfs_write(THP_SYSFS "enabled", "madvise"));
+	ASSERT_EQ(1, write(down[1], "g", 1));
+	ASSERT_EQ(1, read(up[0], &c, 1));
+	ASSERT_EQ(0, sysfs_write(PROMOTE "sleep_ms", "3600000"));
+	ASSERT_EQ(0, sysfs_write(PROMOTE "sample_window_ms", "100"));
+	ASSERT_EQ(0, sysfs_write(PROMOTE "scan_period_ms", "500"));
+	ASSERT_EQ(0, sysfs_write(PROMOTE "policy", "hawkeye-g"));
+	for (int i = 0; i < 200 && (samples < 1 || regions < 8); i++, sleep_ms(100)) {
+		samples = proc_hawkeye(pid, "samples");
+		regions = proc_hawkeye(pid, "regions");
+	}
+	EXPECT_GE(samples, 1);
+	EXPECT_EQ(8, regions);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+}
+
+/* Pages written and freed: free memory that is not zeroed. */
+static void dirty_free_memory(size_t len)
+{
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return;
+	memset(p, 0x5a, len);
+	munmap(p, len);
+}
+
+/*
+ * (d): at rate 1 the zeroing thread owes 512 s for its first 2 MB block;
+ * rate 0 (no limit) must take effect at once, not after that sleep.
+ */
+TEST_F_TIMEOUT(review, prezero_rate_change_wakes_the_thread, 60)
+{
+	long start, now = 0;
+
+	dirty_free_memory(256 * MB);
+	ASSERT_EQ(0, sysfs_write(PREZERO "rate", "1"));
+	start = vmstat("hawkeye_prezero_pages");
+	ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "1"));
+	for (int i = 0; i < 50 && now < start + 512; i++, sleep_ms(100))
+		now = vmstat("hawkeye_prezero_pages");
+	ASSERT_GE(now, start + 512);
+	sleep_ms(500);
+	start = vmstat("hawkeye_prezero_pages");
+	ASSERT_EQ(0, sysfs_write(PREZERO "rate", "0"));
+	for (int i = 0; i < 30 && now < start + 4096; i++, sleep_ms(100))
+		now = vmstat("hawkeye_prezero_pages");
+	EXPECT_GE(now, start + 4096) TH_LOG("%ld pages zeroed in 3 s at rate 0",
+					     now - start);
+}
+
+TEST_HARNESS_MAIN
