@@ -43,6 +43,14 @@ static inline bool hawkeye_take_zeroed(struct page *page)
 
 void __hawkeye_count_zeroing(unsigned int order, gfp_t gfp, bool prezeroed);
 
+#ifdef CONFIG_DEBUG_VM
+void hawkeye_check_zeroed(struct page *page, unsigned int order);
+#else
+static inline void hawkeye_check_zeroed(struct page *page, unsigned int order)
+{
+}
+#endif
+
 /* Counts an allocation that had to be zeroed: pre-zeroed or not. */
 static inline void hawkeye_count_zeroing(unsigned int order, gfp_t gfp,
 					 bool prezeroed)

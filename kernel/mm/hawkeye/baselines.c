@@ -178,12 +178,6 @@ static bool base_vma_eligible(struct vm_area_struct *vma)
 				       PMD_ORDER);
 }
 
-static bool base_mm_gone(struct mm_struct *mm)
-{
-	return atomic_read(&mm->mm_users) <= 1 ||
-	       test_bit(MMF_OOM_SKIP, &mm->flags);
-}
-
 /*
  * Reservations (freebsd).
  *
@@ -273,7 +267,7 @@ static void reserve_work_fn(struct work_struct *work)
 	int ret;
 
 	if (hawkeye_promote_get_policy() == HAWKEYE_POLICY_FREEBSD &&
-	    !base_mm_gone(rw->mm)) {
+	    hawkeye_mm_alive(rw->mm)) {
 		ret = reserve_promote(rw->mm, rw->addr);
 		hawkeye_base_account(rw->mm, HAWKEYE_POLICY_FREEBSD, rw->addr,
 				     HPAGE_PMD_NR, hawkeye_fmfi(), 0, ret);
@@ -339,10 +333,12 @@ static vm_fault_t reserve_fault(struct vm_fault *vmf)
 	pte = pte_offset_map_lock(mm, vmf->pmd, haddr, &vmf->ptl);
 	if (!pte)
 		return 0;
-	if (!pte_none(ptep_get(pte + idx))) {
-		/* Someone else mapped it meanwhile: done. */
+	/* Being OOM-reaped: SIGBUS, not a fresh page. */
+	ret = check_stable_address_space(mm);
+	if (ret || !pte_none(ptep_get(pte + idx))) {
+		/* Or someone else mapped it meanwhile: done. */
 		pte_unmap_unlock(pte, vmf->ptl);
-		return 0;
+		return ret;
 	}
 	folio = reserve_find(vma, pte, haddr, &present, &mapped);
 	if (folio) {
@@ -351,7 +347,16 @@ static vm_fault_t reserve_fault(struct vm_fault *vmf)
 			pte_unmap_unlock(pte, vmf->ptl);
 			return VM_FAULT_FALLBACK;
 		}
-		if (folio_mapcount(folio) != mapped) {
+		/*
+		 * Each mapping holds one reference. Any other is a page of
+		 * the reservation that was mapped before and is still in use
+		 * (a pipe, a pin, a TLB flush to come): none of its pages
+		 * can be told free, so none is reused. Nothing can take a
+		 * new reference to an unmapped page but speculative lookups,
+		 * which find it not theirs.
+		 */
+		if (folio_mapcount(folio) != mapped ||
+		    folio_ref_count(folio) != mapped) {
 			folio_unlock(folio);
 			pte_unmap_unlock(pte, vmf->ptl);
 			return VM_FAULT_FALLBACK;
@@ -643,7 +648,7 @@ void hawkeye_base_open(struct hawkeye_base_mm *b)
 {
 	struct base_walk bw = {};
 
-	if (base_mm_gone(b->mm))
+	if (!hawkeye_mm_alive(b->mm))
 		return;
 	base_sample(b, &bw);
 	b->armed = true;
@@ -654,7 +659,7 @@ void hawkeye_base_close(struct hawkeye_base_mm *b)
 {
 	struct base_walk bw = {};
 
-	if (!b->armed || base_mm_gone(b->mm))
+	if (!b->armed || !hawkeye_mm_alive(b->mm))
 		return;
 	b->armed = false;
 	base_sample(b, &bw);
@@ -780,7 +785,7 @@ void hawkeye_base_batch(enum hawkeye_policy policy,
 		count_vm_event(aggressive ? HAWKEYE_INGENS_ROUND_AGGRESSIVE :
 				HAWKEYE_INGENS_ROUND_CONSERVATIVE);
 	for (i = 0; i < nr; i++)
-		bs[i]->exhausted = base_mm_gone(bs[i]->mm);
+		bs[i]->exhausted = !hawkeye_mm_alive(bs[i]->mm);
 	while (k < batch) {
 		if (policy == HAWKEYE_POLICY_INGENS)
 			b = ingens_pick(bs, nr);
@@ -807,15 +812,6 @@ void hawkeye_base_batch(enum hawkeye_policy policy,
 			break;
 		cond_resched();
 	}
-}
-
-/* A process's state goes when the policy changes. */
-void hawkeye_base_reset(struct hawkeye_base_mm *b)
-{
-	b->cursor = 0;
-	b->armed = false;
-	WRITE_ONCE(b->nr_huge, 0);
-	WRITE_ONCE(b->nr_idle, 0);
 }
 
 /* The fault-time behaviour of @policy. Under promote.c's policy mutex. */

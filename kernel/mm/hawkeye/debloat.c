@@ -196,6 +196,10 @@ static void debloat_sample_mm(struct debloat_mm *dm)
 {
 	struct debloat_walk dw = {};
 
+	if (!mmget_not_zero(dm->mm)) {
+		dm->nr_thp = 0;
+		return;
+	}
 	mmap_read_lock(dm->mm);
 	walk_page_range(dm->mm, 0, ULONG_MAX, &debloat_sample_ops, &dw);
 	mmap_read_unlock(dm->mm);
@@ -203,6 +207,10 @@ static void debloat_sample_mm(struct debloat_mm *dm)
 		flush_tlb_mm(dm->mm);
 	dm->nr_thp = dw.nr_thp;
 	dm->nr_young = dw.nr_young;
+	/* What promotion knows of it, while it is held. */
+	dm->sampled = hawkeye_promote_overhead(dm->mm, &dm->overhead);
+	dm->measured = hawkeye_promote_measured(dm->mm);
+	mmput(dm->mm);
 }
 
 /*
@@ -211,7 +219,8 @@ static void debloat_sample_mm(struct debloat_mm *dm)
  */
 static bool debloat_page_is_zero(const void *addr, unsigned long *bytes)
 {
-	const u8 *nz = memchr_inv(addr, 0, PAGE_SIZE);
+	/* The page is mapped and may be written meanwhile: a hint. */
+	const u8 *nz = data_race(memchr_inv(addr, 0, PAGE_SIZE));
 
 	*bytes += nz ? nz - (const u8 *)addr + 1 : PAGE_SIZE;
 	return !nz;
@@ -344,16 +353,11 @@ static void debloat_throttle(unsigned int nr, ktime_t *next)
 	if (ktime_after(*next, now)) {
 		set_current_state(TASK_INTERRUPTIBLE);
 		schedule_hrtimeout_range(next, NSEC_PER_MSEC, HRTIMER_MODE_ABS);
+		/* No address space is held here: suspend may freeze us. */
+		try_to_freeze();
 	} else {
 		cond_resched();
 	}
-}
-
-/* The process has exited (we hold the last user) or was OOM-reaped. */
-static bool debloat_mm_gone(struct mm_struct *mm)
-{
-	return atomic_read(&mm->mm_users) <= 1 ||
-	       test_bit(MMF_OOM_SKIP, &mm->flags);
 }
 
 /*
@@ -372,8 +376,13 @@ static bool debloat_scan_mm(struct mm_struct *mm, ktime_t *next)
 
 		if (kthread_should_stop() || !debloat_wanted_now(true))
 			return false;
-		if (debloat_mm_gone(mm))
+		/* Held for one batch: an exiting process frees its memory. */
+		if (!mmget_not_zero(mm))
 			return true;
+		if (!hawkeye_mm_alive(mm)) {
+			mmput(mm);
+			return true;
+		}
 		/* About a tenth of a second's worth at a time. */
 		if (rate)
 			batch = clamp(rate / 10, 1U, batch);
@@ -382,18 +391,10 @@ static bool debloat_scan_mm(struct mm_struct *mm, ktime_t *next)
 		mmap_read_lock(mm);
 		ret = walk_page_range(mm, dw.next, ULONG_MAX, &debloat_scan_ops, &dw);
 		mmap_read_unlock(mm);
+		mmput(mm);
 		debloat_throttle(batch - dw.budget, next);
 	} while (ret > 0);
 	return true;
-}
-
-static int debloat_cmp_mm(const void *a, const void *b)
-{
-	const struct debloat_mm *x = a, *y = b;
-
-	if (x->mm == y->mm)
-		return 0;
-	return x->mm < y->mm ? -1 : 1;
 }
 
 /*
@@ -424,7 +425,7 @@ static int debloat_cmp_overhead(const void *a, const void *b)
 	return 0;
 }
 
-/* Drop (mmput) the processes that have no THP to recover. */
+/* Drop the processes that have no THP to recover. */
 static int debloat_drop_idle(struct debloat_mm *mms, int nr)
 {
 	int i, n = 0;
@@ -433,51 +434,33 @@ static int debloat_drop_idle(struct debloat_mm *mms, int nr)
 		if (mms[i].nr_thp)
 			mms[n++] = mms[i];
 		else
-			mmput(mms[i].mm);
+			mmdrop(mms[i].mm);
 	}
 	return n;
 }
 
 /*
- * Take a reference on the mm of every user process (a process whose
- * threads have all exited has none). Returns the number taken, the array
- * in *@out.
+ * Every user process's mm (mmgrab()bed: the address space is not held),
+ * in the array *@out (kvfree() it). Returns how many.
  */
 static int debloat_get_mms(struct debloat_mm **out)
 {
-	int max = nr_processes() + 16, nr = 0, i, n;
-	struct debloat_mm *mms;
-	struct task_struct *p;
+	struct mm_struct **mms;
+	int i, nr;
 
-	*out = mms = kvcalloc(max, sizeof(*mms), GFP_KERNEL);
-	if (!mms)
+	*out = NULL;
+	nr = hawkeye_grab_user_mms(&mms, -1);
+	if (!nr)
 		return 0;
-	rcu_read_lock();
-	for_each_process(p) {
-		struct task_struct *t;
-
-		if (nr == max)
-			break;
-		if (p->flags & PF_KTHREAD)
-			continue;
-		t = find_lock_task_mm(p);
-		if (!t)
-			continue;
-		if (mmget_not_zero(t->mm))
-			mms[nr++].mm = t->mm;
-		task_unlock(t);
-	}
-	rcu_read_unlock();
-
-	/* Processes sharing an mm (CLONE_VM): keep one. */
-	sort(mms, nr, sizeof(*mms), debloat_cmp_mm, NULL);
-	for (i = 0, n = 0; i < nr; i++) {
-		if (n && mms[n - 1].mm == mms[i].mm)
-			mmput(mms[i].mm);
+	*out = kvcalloc(nr, sizeof(**out), GFP_KERNEL);
+	for (i = 0; i < nr; i++) {
+		if (*out)
+			(*out)[i].mm = mms[i];
 		else
-			mms[n++] = mms[i];
+			mmdrop(mms[i]);
 	}
-	return n;
+	kvfree(mms);
+	return *out ? nr : 0;
 }
 
 /*
@@ -498,19 +481,17 @@ static bool debloat_round(void)
 	nr = debloat_drop_idle(mms, nr);
 
 	schedule_timeout_interruptible(DEBLOAT_SAMPLE);
+	try_to_freeze();
 
-	for (i = 0; i < nr; i++) {
+	for (i = 0; i < nr; i++)
 		debloat_sample_mm(&mms[i]);
-		mms[i].sampled = hawkeye_promote_overhead(mms[i].mm,
-							  &mms[i].overhead);
-		mms[i].measured = hawkeye_promote_measured(mms[i].mm);
-	}
+	nr = debloat_drop_idle(mms, nr);
 	sort(mms, nr, sizeof(*mms), debloat_cmp_overhead, NULL);
 	for (i = 0; i < nr && more; i++)
 		more = debloat_scan_mm(mms[i].mm, &next);
 
 	for (i = 0; i < nr; i++)
-		mmput(mms[i].mm);
+		mmdrop(mms[i].mm);
 	kvfree(mms);
 	return more && debloat_wanted_now(true);
 }

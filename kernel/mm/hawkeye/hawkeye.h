@@ -3,11 +3,24 @@
 #ifndef _MM_HAWKEYE_HAWKEYE_H
 #define _MM_HAWKEYE_HAWKEYE_H
 
+#include <linux/mm_types.h>
 #include <linux/types.h>
 
 struct attribute_group;
-struct mm_struct;
 struct seq_file;
+
+/* common.c: what several mechanisms share. */
+int hawkeye_grab_user_mms(struct mm_struct ***out, int flag);
+
+/*
+ * Is @mm, on which the caller holds mm_users, still a process's? No once
+ * every other user has gone (the process exited) or the OOM reaper has it.
+ */
+static inline bool hawkeye_mm_alive(struct mm_struct *mm)
+{
+	return atomic_read(&mm->mm_users) > 1 &&
+	       !test_bit(MMF_OOM_SKIP, &mm->flags);
+}
 
 /* Pre-zeroing knobs; the threads read them with READ_ONCE(). */
 struct hawkeye_prezero_params {
@@ -128,7 +141,6 @@ int hawkeye_ingens_set_fmfi_threshold(unsigned int pct);
 int hawkeye_ingens_set_idle_penalty(unsigned int pct);
 unsigned int hawkeye_fmfi(void);
 void hawkeye_base_set_policy(enum hawkeye_policy policy);
-void hawkeye_base_reset(struct hawkeye_base_mm *b);
 void hawkeye_base_open(struct hawkeye_base_mm *b);
 void hawkeye_base_close(struct hawkeye_base_mm *b);
 void hawkeye_base_batch(enum hawkeye_policy policy,

@@ -26,13 +26,18 @@
 #include <linux/mutex.h>
 #include <linux/nodemask.h>
 #include <linux/sched.h>
+#include <linux/suspend.h>
+#include <linux/syscore_ops.h>
 #include <linux/vmstat.h>
 
 #include "../internal.h"
+#include "../page_reporting.h"
 #include "hawkeye.h"
 
 /* Smaller free blocks are left alone: they are reused or merged soon. */
 #define PREZERO_ORDER	HPAGE_PMD_ORDER
+/* Free blocks looked at per list, from its head. */
+#define PREZERO_LOOKUP	8
 
 DEFINE_STATIC_KEY_FALSE(hawkeye_prezero_key);
 
@@ -86,6 +91,27 @@ static void zero_block(struct page *page, unsigned int order, bool nt)
 }
 
 /*
+ * The first block of @list to zero: not zeroed, and not reported to the
+ * hypervisor (free page reporting): that memory was given back, and
+ * zeroing it would take it back, only for reporting to give it back
+ * again once the zeroed block is free anew, round and round.
+ */
+static struct page *prezero_find_block(struct list_head *list)
+{
+	struct page *page;
+	int seen = 0;
+
+	list_for_each_entry(page, list, buddy_list) {
+		/* Zeroed blocks are put back at the tail: the rest is zeroed. */
+		if (PageZeroed(page) || ++seen > PREZERO_LOOKUP)
+			break;
+		if (!page_reported(page))
+			return page;
+	}
+	return NULL;
+}
+
+/*
  * Zero one free block of @zone. Returns the number of pages zeroed, 0 when
  * the zone has no unzeroed block or is short of free memory.
  */
@@ -103,11 +129,9 @@ static unsigned long prezero_one_block(struct zone *zone, bool nt)
 		struct list_head *list =
 			&zone->free_area[order].free_list[MIGRATE_MOVABLE];
 
-		/* Zeroed blocks are put back at the tail: check the head. */
-		page = list_first_entry_or_null(list, struct page, buddy_list);
-		if (page && !PageZeroed(page))
+		page = prezero_find_block(list);
+		if (page)
 			break;
-		page = NULL;
 	}
 	if (!page || !__isolate_free_page(page, order)) {
 		page = NULL;
@@ -169,6 +193,7 @@ static u64 prezero_budget_ns(unsigned long pages, unsigned int rate)
 
 static int prezero_thread(void *data)
 {
+	unsigned int rate = READ_ONCE(hawkeye_prezero.rate);
 	pg_data_t *pgdat = data;
 	ktime_t next = ktime_get();
 
@@ -180,6 +205,11 @@ static int prezero_thread(void *data)
 		ktime_t now = ktime_get();
 
 		try_to_freeze();
+		/* A new rate (which wakes us) cancels what the old one owed. */
+		if (rate != READ_ONCE(hawkeye_prezero.rate)) {
+			rate = READ_ONCE(hawkeye_prezero.rate);
+			next = now;
+		}
 		if (!done) {
 			/* Nothing to zero: look again in a second. */
 			schedule_timeout_interruptible(HZ);
@@ -188,7 +218,7 @@ static int prezero_thread(void *data)
 		}
 		/* Token bucket: pay for what was zeroed, never bank idle time. */
 		next = ktime_add_ns(ktime_after(next, now) ? next : now,
-				    prezero_budget_ns(done, READ_ONCE(hawkeye_prezero.rate)));
+				    prezero_budget_ns(done, rate));
 		if (ktime_after(next, now)) {
 			set_current_state(TASK_INTERRUPTIBLE);
 			schedule_hrtimeout_range(&next, NSEC_PER_MSEC, HRTIMER_MODE_ABS);
@@ -243,15 +273,21 @@ int hawkeye_prezero_set_enabled(bool on)
 		goto out;
 	}
 	for_each_node_state(nid, N_MEMORY) {
-		struct task_struct *t = kthread_run(prezero_thread, NODE_DATA(nid),
-						    "hawkeye_zerod%d", nid);
+		const struct cpumask *cpus = cpumask_of_node(nid);
+		struct task_struct *t;
 
+		/* On the node it zeroes: local stores, that node's CPU time. */
+		t = kthread_create_on_node(prezero_thread, NODE_DATA(nid), nid,
+					   "hawkeye_zerod%d", nid);
 		if (IS_ERR(t)) {
 			ret = PTR_ERR(t);
 			prezero_stop_threads();
 			goto out;
 		}
+		if (!cpumask_empty(cpus))
+			set_cpus_allowed_ptr(t, cpus);	/* as kswapd */
 		prezero_threads[nid] = t;
+		wake_up_process(t);
 	}
 	static_branch_enable(&hawkeye_prezero_key);
 out:
@@ -261,9 +297,17 @@ out:
 
 int hawkeye_prezero_set_rate(unsigned int rate)
 {
+	int nid;
+
 	if (rate > HAWKEYE_PREZERO_MAX_RATE)
 		return -EINVAL;
+	mutex_lock(&prezero_mutex);
 	WRITE_ONCE(hawkeye_prezero.rate, rate);
+	/* At rate 1 a thread may be asleep for 512 s: it recomputes. */
+	for_each_node(nid)
+		if (prezero_threads[nid])
+			wake_up_process(prezero_threads[nid]);
+	mutex_unlock(&prezero_mutex);
 	return 0;
 }
 
@@ -274,6 +318,26 @@ int hawkeye_prezero_set_target_mb(unsigned long mb)
 	WRITE_ONCE(hawkeye_prezero.target_mb, mb);
 	return 0;
 }
+
+#ifdef CONFIG_DEBUG_VM
+/* A page handed out as pre-zeroed that is not zero: a lost write. */
+void hawkeye_check_zeroed(struct page *page, unsigned int order)
+{
+	unsigned long i;
+
+	for (i = 0; i < (1UL << order); i++) {
+		void *addr = kmap_local_page(page + i);
+		bool zero = !memchr_inv(addr, 0, PAGE_SIZE);
+
+		kunmap_local(addr);
+		if (!zero) {
+			VM_WARN_ONCE(1, "hawkeye: pre-zeroed pfn %#lx is not zero\n",
+				     page_to_pfn(page + i));
+			clear_highpage(page + i);
+		}
+	}
+}
+#endif
 
 void __hawkeye_count_zeroing(unsigned int order, gfp_t gfp, bool prezeroed)
 {
@@ -288,6 +352,61 @@ void __hawkeye_count_zeroing(unsigned int order, gfp_t gfp, bool prezeroed)
 			       HAWKEYE_FAULT_SYNC_ZERO_2M);
 }
 
+#ifdef CONFIG_HIBERNATION
+/*
+ * Hibernation saves the memmap, marks included, but not what free pages
+ * hold, and restoring an image stages it in free pages: after resume a
+ * marked page may hold anything. Every mark is dropped once the image is
+ * made or restored, with one CPU up and interrupts off (syscore resume),
+ * before anything can allocate; the threads zero again after the thaw.
+ */
+static bool prezero_hibernating;
+
+static int prezero_pm_notify(struct notifier_block *nb, unsigned long action,
+			     void *unused)
+{
+	switch (action) {
+	case PM_HIBERNATION_PREPARE:
+	case PM_RESTORE_PREPARE:
+		WRITE_ONCE(prezero_hibernating, true);
+		break;
+	case PM_POST_HIBERNATION:
+	case PM_POST_RESTORE:
+		WRITE_ONCE(prezero_hibernating, false);
+		break;
+	}
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block prezero_pm_nb = {
+	.notifier_call = prezero_pm_notify,
+};
+
+static void prezero_syscore_resume(void *unused)
+{
+	if (READ_ONCE(prezero_hibernating))
+		drop_zeroed_marks();
+}
+
+static const struct syscore_ops prezero_syscore_ops = {
+	.resume = prezero_syscore_resume,
+};
+
+static struct syscore prezero_syscore = {
+	.ops = &prezero_syscore_ops,
+};
+
+static void __init prezero_pm_init(void)
+{
+	register_pm_notifier(&prezero_pm_nb);
+	register_syscore(&prezero_syscore);
+}
+#else
+static inline void prezero_pm_init(void)
+{
+}
+#endif
+
 static bool prezero_at_boot __initdata;
 
 static int __init setup_hawkeye_prezero(char *s)
@@ -298,6 +417,7 @@ __setup("hawkeye_prezero=", setup_hawkeye_prezero);
 
 static int __init hawkeye_prezero_init(void)
 {
+	prezero_pm_init();
 	if (prezero_at_boot)
 		hawkeye_prezero_set_enabled(true);
 	return 0;

@@ -25,12 +25,18 @@
  * turns, and none for a process measured below pmu_threshold. Processes
  * without a measurement are served after them, in the hawkeye-g order.
  *
- * The processes are those khugepaged knows (MMF_VM_HUGEPAGE): one is
- * registered with __khugepaged_enter() and dropped with __khugepaged_exit().
+ * The processes are those khugepaged knows (MMF_VM_HUGEPAGE), and only
+ * while the policy is not linux: one is registered with __khugepaged_enter()
+ * and, for those that khugepaged knew before the switch or whose
+ * registration failed for want of memory, by the thread at each sample
+ * pass; it is dropped with __khugepaged_exit() or when the policy goes
+ * back to linux. Under linux fork and exit cost HawkEye nothing but a load.
  * Only this thread changes an access_map; the map's mutex serialises it
- * with readers (/proc/<pid>/hawkeye). The thread uses a process's map only
- * while it holds a reference on mm_users, and a map is freed only once
- * mm_users is zero: it never sees a freed map.
+ * with readers (/proc/<pid>/hawkeye). A map is reference counted: the
+ * registry holds one reference and the thread one while it works on it,
+ * so it never sees a freed map. The thread holds a process's mm_users only
+ * for a bounded piece of work (PROMOTE_CHUNK regions or one collapse),
+ * never across a sleep: a process that exits gives its memory back at once.
  *
  * See Documentation/admin-guide/mm/hawkeye.rst.
  */
@@ -97,6 +103,7 @@ struct hawkeye_region {
 
 /* A process's access_map and statistics. */
 struct hawkeye_mm {
+	refcount_t ref;			/* the registry's, the thread's */
 	struct hlist_node hash;		/* promote_hash, by mm */
 	struct list_head node;		/* promote_mms, in registration order */
 	struct mm_struct *mm;		/* mmgrab()bed */
@@ -132,6 +139,12 @@ struct hawkeye_rr {
 
 #define PROMOTE_HASH_BITS	10
 
+/*
+ * Regions sampled per mmap_lock hold: 4096 PTEs, khugepaged's default
+ * pages_to_scan. A writer waiting for the lock ends a chunk sooner.
+ */
+#define PROMOTE_CHUNK		8
+
 /* Protects promote_hash, promote_mms, promote_nr_mms and promote_seq. */
 static DEFINE_SPINLOCK(promote_lock);
 static DEFINE_HASHTABLE(promote_hash, PROMOTE_HASH_BITS);
@@ -161,6 +174,7 @@ static void promote_mm_init(struct hawkeye_mm *hm, struct mm_struct *mm)
 {
 	int b;
 
+	refcount_set(&hm->ref, 1);
 	hm->mm = mm;
 	hm->measured = -1;
 	hm->base.mm = mm;
@@ -367,57 +381,124 @@ static struct hawkeye_mm *promote_lookup(struct mm_struct *mm)
 	return NULL;
 }
 
-/*
- * Called by __khugepaged_enter() once for each mm that khugepaged will
- * scan. Without memory the mm is just not promoted by hawkeye-g.
- */
-void hawkeye_promote_enter(struct mm_struct *mm)
+/* Drop a reference on @hm; the last one frees it. */
+static void promote_mm_put(struct hawkeye_mm *hm)
 {
-	struct hawkeye_mm *hm = kzalloc(sizeof(*hm), GFP_KERNEL);
+	if (!refcount_dec_and_test(&hm->ref))
+		return;
+	map_clear(hm);
+	xa_destroy(&hm->regions);
+	mutex_destroy(&hm->lock);
+	mmdrop(hm->mm);
+	kfree(hm);
+}
 
+/*
+ * Register @mm (on which the caller holds mm_users), unless it already is
+ * or the policy is linux. Without memory it is registered by the thread's
+ * next sample pass.
+ */
+static void promote_register(struct mm_struct *mm)
+{
+	struct hawkeye_mm *hm;
+
+	if (hawkeye_promote_get_policy() == HAWKEYE_POLICY_LINUX)
+		return;
+	hm = kzalloc(sizeof(*hm), GFP_KERNEL);
 	if (!hm)
 		return;
 	promote_mm_init(hm, mm);
 	if (current->mm == mm)
 		hm->pid = current->tgid;
-	mmgrab(mm);
 	spin_lock(&promote_lock);
+	/* A switch to linux forgets everyone after it sets the policy. */
+	if (hawkeye_promote_get_policy() == HAWKEYE_POLICY_LINUX ||
+	    promote_lookup(mm)) {
+		spin_unlock(&promote_lock);
+		mutex_destroy(&hm->lock);
+		kfree(hm);
+		return;
+	}
+	mmgrab(mm);
 	hm->seq = ++promote_seq;
 	hash_add(promote_hash, &hm->hash, (unsigned long)mm);
 	list_add_tail(&hm->node, &promote_mms);
-	promote_nr_mms++;
+	WRITE_ONCE(promote_nr_mms, promote_nr_mms + 1);
 	spin_unlock(&promote_lock);
 }
 
+/* Called by __khugepaged_enter() once for each mm that khugepaged will scan. */
+void hawkeye_promote_enter(struct mm_struct *mm)
+{
+	promote_register(mm);
+}
+
 /*
- * Called by __khugepaged_exit() from __mmput(): mm_users is zero, so the
- * thread holds no reference and does not use this mm's map.
+ * Called by __khugepaged_exit() from __mmput(): mm_users is zero. The map
+ * goes with the thread's reference if it holds one.
  */
 void hawkeye_promote_exit(struct mm_struct *mm)
 {
 	struct hawkeye_mm *hm;
 
+	/* Policy linux: nothing is registered, nothing to look up. */
+	if (!READ_ONCE(promote_nr_mms))
+		return;
 	spin_lock(&promote_lock);
 	hm = promote_lookup(mm);
 	if (hm) {
 		hash_del(&hm->hash);
 		list_del(&hm->node);
-		promote_nr_mms--;
+		WRITE_ONCE(promote_nr_mms, promote_nr_mms - 1);
 	}
 	spin_unlock(&promote_lock);
-	if (!hm)
-		return;
-	map_clear(hm);
-	xa_destroy(&hm->regions);
-	mutex_destroy(&hm->lock);
-	mmdrop(mm);
-	kfree(hm);
+	if (hm)
+		promote_mm_put(hm);
+}
+
+/* Unregister every process: the policy is linux again. Allocates nothing. */
+static void promote_forget_all(void)
+{
+	struct hawkeye_mm *hm, *tmp;
+	LIST_HEAD(gone);
+
+	spin_lock(&promote_lock);
+	list_splice_init(&promote_mms, &gone);
+	hash_init(promote_hash);
+	WRITE_ONCE(promote_nr_mms, 0);
+	spin_unlock(&promote_lock);
+	list_for_each_entry_safe(hm, tmp, &gone, node)
+		promote_mm_put(hm);
 }
 
 /*
- * Take a reference on the mm of every registered process that is still
- * alive, in registration order. Returns the number taken, the array in
- * *@out (kfree() it after promote_put_mms()).
+ * Register the processes khugepaged knows that are not registered yet:
+ * those from before the policy left linux, and those whose registration
+ * failed.
+ */
+static void promote_register_all(void)
+{
+	struct mm_struct **mms;
+	int i, nr;
+
+	nr = hawkeye_grab_user_mms(&mms, MMF_VM_HUGEPAGE);
+	for (i = 0; i < nr && !kthread_should_stop(); i++) {
+		if (mmget_not_zero(mms[i])) {
+			promote_register(mms[i]);
+			mmput(mms[i]);
+		}
+		mmdrop(mms[i]);
+	}
+	for (; i < nr; i++)
+		mmdrop(mms[i]);
+	kvfree(mms);
+}
+
+/*
+ * Take a reference on every registered process's map, in registration
+ * order. Returns the number taken, the array in *@out (kfree() it after
+ * promote_put_mms()). The processes' address spaces are not held: use
+ * promote_mm_get() for each piece of work.
  */
 static unsigned int promote_get_mms(struct hawkeye_mm ***out)
 {
@@ -436,29 +517,36 @@ static unsigned int promote_get_mms(struct hawkeye_mm ***out)
 		spin_unlock(&promote_lock);
 		kfree(hms);
 	}
-	list_for_each_entry(hm, &promote_mms, node)
-		if (mmget_not_zero(hm->mm))
-			hms[nr++] = hm;
+	list_for_each_entry(hm, &promote_mms, node) {
+		refcount_inc(&hm->ref);
+		hms[nr++] = hm;
+	}
 	spin_unlock(&promote_lock);
 	*out = hms;
 	return nr;
 }
 
-/* Drop the references; a map may be freed by the last mmput(). */
 static void promote_put_mms(struct hawkeye_mm **hms, unsigned int nr)
 {
 	unsigned int i;
 
 	for (i = 0; i < nr; i++)
-		mmput(hms[i]->mm);
+		promote_mm_put(hms[i]);
 	kfree(hms);
 }
 
-/* The process has exited (we hold the last user) or was OOM-reaped. */
-static bool promote_mm_gone(struct mm_struct *mm)
+/*
+ * Hold @hm's address space for a piece of work: false if the process has
+ * exited or was OOM-reaped. mmput() it after.
+ */
+static bool promote_mm_get(struct hawkeye_mm *hm)
 {
-	return atomic_read(&mm->mm_users) <= 1 ||
-	       test_bit(MMF_OOM_SKIP, &mm->flags);
+	if (!mmget_not_zero(hm->mm))
+		return false;
+	if (hawkeye_mm_alive(hm->mm))
+		return true;
+	mmput(hm->mm);
+	return false;
 }
 
 static pid_t promote_mm_pid(struct hawkeye_mm *hm)
@@ -519,6 +607,73 @@ static int promote_young_ptes(struct vm_area_struct *vma, unsigned long addr)
 	return young;
 }
 
+/* What a sample pass does with each eligible region it finds. */
+typedef void (*promote_region_fn)(struct hawkeye_mm *hm,
+				  struct vm_area_struct *vma,
+				  unsigned long addr, void *arg);
+
+/*
+ * Call @fn for every eligible 2 MB region of @hm's process, in address
+ * order, at most PROMOTE_CHUNK regions per mmap_lock hold (fewer while a
+ * writer waits) and per reference on the address space, and flush the
+ * TLB once at the end if @flush. Returns
+ * false if the process went away or the thread was told to stop first.
+ */
+static bool promote_walk(struct hawkeye_mm *hm, promote_region_fn fn,
+			 void *arg, bool flush)
+{
+	struct mm_struct *mm = hm->mm;
+	unsigned long next = 0;
+	bool more = true, seen = false;
+
+	while (more) {
+		struct vm_area_struct *vma;
+		struct vma_iterator vmi;
+		unsigned int done = 0;
+
+		if (kthread_should_stop() || !promote_mm_get(hm))
+			return false;
+		more = false;
+		mmap_read_lock(mm);
+		vma_iter_init(&vmi, mm, next);
+		for_each_vma(vmi, vma) {
+			unsigned long addr = round_up(max(vma->vm_start, next),
+						      HPAGE_PMD_SIZE);
+			unsigned long end = round_down(vma->vm_end, HPAGE_PMD_SIZE);
+
+			if (!promote_vma_eligible(vma))
+				continue;
+			for (; addr < end; addr += HPAGE_PMD_SIZE) {
+				if (done && (done == PROMOTE_CHUNK ||
+					     mmap_lock_is_contended(mm))) {
+					next = addr;
+					more = true;
+					goto unlock;
+				}
+				fn(hm, vma, addr, arg);
+				done++;
+			}
+		}
+unlock:
+		mmap_read_unlock(mm);
+		mmput(mm);
+		seen |= done;
+		cond_resched();
+	}
+	if (flush && seen && promote_mm_get(hm)) {
+		flush_tlb_mm(mm);
+		mmput(mm);
+	}
+	return true;
+}
+
+static void promote_clear_region(struct hawkeye_mm *hm,
+				 struct vm_area_struct *vma,
+				 unsigned long addr, void *arg)
+{
+	promote_young_ptes(vma, addr);
+}
+
 /*
  * Open a sample window on @hm: clear the accessed bits of its eligible
  * regions, and flush its TLB entries so that the next access sets them.
@@ -527,31 +682,8 @@ static int promote_young_ptes(struct vm_area_struct *vma, unsigned long addr)
  */
 static void promote_clear_mm(struct hawkeye_mm *hm)
 {
-	struct mm_struct *mm = hm->mm;
-	struct vm_area_struct *vma;
-	struct vma_iterator vmi;
-	bool flush = false;
-
-	if (promote_mm_gone(mm))
-		return;
-	mmap_read_lock(mm);
-	vma_iter_init(&vmi, mm, 0);
-	for_each_vma(vmi, vma) {
-		unsigned long addr = round_up(vma->vm_start, HPAGE_PMD_SIZE);
-		unsigned long end = round_down(vma->vm_end, HPAGE_PMD_SIZE);
-
-		if (!promote_vma_eligible(vma))
-			continue;
-		for (; addr < end; addr += HPAGE_PMD_SIZE) {
-			if (promote_young_ptes(vma, addr) >= 0)
-				flush = true;
-			cond_resched();
-		}
-	}
-	mmap_read_unlock(mm);
-	if (flush)
-		flush_tlb_mm(mm);
-	hm->armed = true;
+	if (promote_walk(hm, promote_clear_region, NULL, true))
+		hm->armed = true;
 }
 
 /* Record a coverage sample of the region at @addr; false without memory. */
@@ -583,6 +715,24 @@ static bool promote_sample_region(struct hawkeye_mm *hm, unsigned long addr,
 	return true;
 }
 
+struct promote_count {
+	unsigned long pass;
+	unsigned int weight;
+	pid_t pid;
+};
+
+static void promote_count_region(struct hawkeye_mm *hm,
+				 struct vm_area_struct *vma,
+				 unsigned long addr, void *arg)
+{
+	struct promote_count *pc = arg;
+	int coverage = promote_young_ptes(vma, addr);
+
+	if (coverage >= 0)
+		promote_sample_region(hm, addr, coverage, pc->pass, pc->weight,
+				      pc->pid);
+}
+
 /*
  * Close @hm's sample window: count the accessed bits of every eligible
  * region, update the access_map, and forget the regions that were not
@@ -590,35 +740,19 @@ static bool promote_sample_region(struct hawkeye_mm *hm, unsigned long addr,
  */
 static void promote_count_mm(struct hawkeye_mm *hm, unsigned long pass)
 {
-	unsigned int weight = READ_ONCE(hawkeye_promote.ema_weight);
-	struct mm_struct *mm = hm->mm;
-	pid_t pid = promote_mm_pid(hm);
+	struct promote_count pc = {
+		.pass = pass,
+		.weight = READ_ONCE(hawkeye_promote.ema_weight),
+		.pid = promote_mm_pid(hm),
+	};
 	struct hawkeye_region *r;
-	struct vm_area_struct *vma;
-	struct vma_iterator vmi;
 	unsigned long index;
 
-	if (!hm->armed || promote_mm_gone(mm))
+	if (!hm->armed)
 		return;
 	hm->armed = false;
-	mmap_read_lock(mm);
-	vma_iter_init(&vmi, mm, 0);
-	for_each_vma(vmi, vma) {
-		unsigned long addr = round_up(vma->vm_start, HPAGE_PMD_SIZE);
-		unsigned long end = round_down(vma->vm_end, HPAGE_PMD_SIZE);
-
-		if (!promote_vma_eligible(vma))
-			continue;
-		for (; addr < end; addr += HPAGE_PMD_SIZE) {
-			int coverage = promote_young_ptes(vma, addr);
-
-			if (coverage >= 0)
-				promote_sample_region(hm, addr, coverage, pass,
-						      weight, pid);
-			cond_resched();
-		}
-	}
-	mmap_read_unlock(mm);
+	if (!promote_walk(hm, promote_count_region, &pc, false))
+		return;
 
 	mutex_lock(&hm->lock);
 	xa_for_each(&hm->regions, index, r)
@@ -634,10 +768,14 @@ static void promote_sample(bool open, unsigned long pass)
 	struct hawkeye_mm **hms;
 	unsigned int i, nr;
 
+	if (open)
+		promote_register_all();
 	nr = promote_get_mms(&hms);
 	for (i = 0; i < nr && !kthread_should_stop(); i++) {
 		if (base) {
 			/* ingens, freebsd: huge pages and idle ones. */
+			if (!promote_mm_get(hms[i]))
+				continue;
 			if (open) {
 				hawkeye_base_open(&hms[i]->base);
 			} else {
@@ -646,6 +784,7 @@ static void promote_sample(bool open, unsigned long pass)
 				hms[i]->samples++;
 				mutex_unlock(&hms[i]->lock);
 			}
+			mmput(hms[i]->mm);
 		} else if (open)
 			promote_clear_mm(hms[i]);
 		else
@@ -728,14 +867,18 @@ static void promote_base_batch(struct hawkeye_mm **hms, unsigned int nr,
 			       unsigned int batch)
 {
 	struct hawkeye_base_mm **bs;
-	unsigned int i;
+	unsigned int i, n = 0;
 
 	bs = kmalloc_array(nr, sizeof(*bs), GFP_KERNEL);
 	if (!bs)
 		return;
+	/* For the round only: a batch of collapses, no sleep. */
 	for (i = 0; i < nr; i++)
-		bs[i] = &hms[i]->base;
-	hawkeye_base_batch(hawkeye_promote_get_policy(), bs, nr, batch);
+		if (promote_mm_get(hms[i]))
+			bs[n++] = &hms[i]->base;
+	hawkeye_base_batch(hawkeye_promote_get_policy(), bs, n, batch);
+	for (i = 0; i < n; i++)
+		mmput(bs[i]->mm);
 	kfree(bs);
 }
 
@@ -793,32 +936,19 @@ static void promote_batch(struct hawkeye_rr *rr)
 	if (n)
 		lru_add_drain_all();
 	for (i = 0; i < n && !kthread_should_stop(); i++) {
-		if (promote_mm_gone(picks[i].hm->mm))
+		bool go_on;
+
+		if (!promote_mm_get(picks[i].hm))
 			continue;
-		if (!promote_region(picks[i].hm, picks[i].r))
+		go_on = promote_region(picks[i].hm, picks[i].r);
+		mmput(picks[i].hm->mm);
+		if (!go_on)
 			break;
 		cond_resched();
 	}
 out:
 	kfree(picks);
 	kfree(pos);
-	promote_put_mms(hms, nr);
-}
-
-/* Policy back to linux: forget every access_map. */
-static void promote_forget_all(void)
-{
-	struct hawkeye_mm **hms;
-	unsigned int i, nr;
-
-	nr = promote_get_mms(&hms);
-	for (i = 0; i < nr; i++) {
-		mutex_lock(&hms[i]->lock);
-		map_clear(hms[i]);
-		mutex_unlock(&hms[i]->lock);
-		hms[i]->armed = false;
-		hawkeye_base_reset(&hms[i]->base);
-	}
 	promote_put_mms(hms, nr);
 }
 
@@ -858,7 +988,6 @@ static int promote_thread_fn(void *unused)
 				due_sample - now : due_promote - now);
 		}
 	}
-	promote_forget_all();
 	return 0;
 }
 
@@ -890,12 +1019,13 @@ int hawkeye_promote_set_policy(enum hawkeye_policy policy)
 		WRITE_ONCE(promote_policy, policy);
 		goto out;
 	}
-	/* Otherwise the old policy's thread goes; it forgets the old state. */
+	/* Otherwise the old policy's thread goes, and every registration. */
 	if (promote_thread) {
 		kthread_stop(promote_thread);
 		promote_thread = NULL;
 	}
 	WRITE_ONCE(promote_policy, policy);
+	promote_forget_all();
 	hawkeye_base_set_policy(policy);
 	if (policy == HAWKEYE_POLICY_LINUX) {
 		static_branch_disable(&hawkeye_promote_key);
@@ -905,6 +1035,7 @@ int hawkeye_promote_set_policy(enum hawkeye_policy policy)
 	if (IS_ERR(t)) {
 		ret = PTR_ERR(t);
 		WRITE_ONCE(promote_policy, HAWKEYE_POLICY_LINUX);
+		promote_forget_all();
 		hawkeye_base_set_policy(HAWKEYE_POLICY_LINUX);
 		static_branch_disable(&hawkeye_promote_key);
 		goto out;
