@@ -32,9 +32,6 @@ UPSTREAM = [
     ("transhuge-stress", 120, "-d 30 256"),
 ]
 GUEST_TEST_LIMIT = 600
-# Guest tests that run after every other in their boot: hibernation may
-# leave devices without a restore callback (the 9p root) unusable.
-GUEST_TESTS_LAST = ("hibernate",)
 
 # The boots: (group suffix, flavour, kernel arguments, our tests ("*": all
 # but GUEST_TESTS_ELSEWHERE; or the names), upstream tests, vm-run options). The debug kernel, HawkEye off as at boot, runs our tests and the
@@ -52,7 +49,9 @@ BOOTS = [
      [name for name, _, _ in UPSTREAM], ["--balloon"]),
 ]
 # Guest tests that only the boots naming them run.
-GUEST_TESTS_ELSEWHERE = ("reporting",)
+GUEST_TESTS_ELSEWHERE = ("reporting", "hibernate")
+# Guest tests with a boot of their own, after the others (run_alone()).
+GUEST_TESTS_ALONE = ("hibernate",)
 
 
 def run(cmd, **kw):
@@ -95,17 +94,35 @@ def build_guest_tests():
 
 def write_manifest(tag, guest_tests, upstream):
     path = os.path.join(OUT, f"manifest{tag}")
-    last = [exe for exe in guest_tests if os.path.basename(exe) in GUEST_TESTS_LAST]
     with open(path, "w") as f:
         for exe in guest_tests:
-            if exe not in last:
-                f.write(f"hawkeye/{os.path.basename(exe)} {GUEST_TEST_LIMIT} {exe}\n")
+            f.write(f"hawkeye/{os.path.basename(exe)} {GUEST_TEST_LIMIT} {exe}\n")
         for name, limit, args in UPSTREAM:
             if name in upstream:
                 f.write(f"upstream{tag}/{name} {limit} {os.path.join(SELFTESTS, name)} {args}\n")
-        for exe in last:
-            f.write(f"hawkeye/{os.path.basename(exe)} {GUEST_TEST_LIMIT} {exe}\n")
     return path
+
+
+def run_alone(image, exe):
+    """A guest test that ends its own boot (hibernate: the 9p root does not
+    survive a resume, so it powers the guest off after printing its results
+    and "### NAME done")."""
+    name = os.path.basename(exe)
+    console = os.path.join(OUT, f"console+{name}.log")
+    cmd = [os.path.join(REPO, "scripts", "vm-run"), "--kernel", image, "--mem", "2G",
+           "--cpus", "2", "--swap", "1G", "--log", console, "--timeout", "900", "--", exe]
+    print("+", " ".join(cmd), flush=True)
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, errors="replace")
+    print(r.stdout, end="", flush=True)
+    with open(os.path.join(OUT, f"guest+{name}.out"), "w") as f:
+        f.write(r.stdout)
+    if not re.search(rf"^### {re.escape(name)} done$", r.stdout, re.M):
+        return [("hawkeye", name, 0, 1, 0, f"never finished (vm-run status {r.returncode}, console: {console})")]
+    p, f_, s, note = count_one(r.stdout.splitlines(), 0)
+    rows = [("hawkeye", name, p, f_, s, note)]
+    if r.returncode in (101, 102):
+        rows.append(("vm", f"guest run+{name}", 0, 1, 0, f"vm-run exit status {r.returncode} (console: {console})"))
+    return rows
 
 
 def run_boot(tag, image, append, manifest, vm_args):
@@ -227,6 +244,9 @@ def main(argv):
                     or os.path.basename(exe) in ours]
             manifest = write_manifest(tag, mine, upstream)
             groups += run_boot(tag, images[flavour], append, manifest, vm_args)
+        for exe in guest_tests:
+            if os.path.basename(exe) in GUEST_TESTS_ALONE:
+                groups += run_alone(images["debug"], exe)
         groups += check_vm_run(images["release"])
 
     p, f_, s = run_pytest()

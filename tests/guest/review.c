@@ -17,7 +17,8 @@
  *   address space: no hold of 10 ms over 1 GB of base pages.
  * - C2: with the policy linux, fork/exit allocate nothing for HawkEye; a
  *   process that started under linux is still sampled after a switch.
- * - (d): a new pre-zeroing rate takes effect at once.
+ * - (d): a new pre-zeroing rate takes effect at once; idle page tracking
+ *   still sees the accesses whose accessed bits HawkEye cleared.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -723,6 +724,94 @@ TEST_F_TIMEOUT(review, sample_pass_holds_mmap_lock_briefly, 180)
 	/* Two passes per window, 512 regions each, 8 per hold at most. */
 	EXPECT_GE(holds, samples * 2 * 512 / 8 / 2);
 	EXPECT_LT(p99, 0.010);
+	sysfs_write(PROMOTE "policy", "linux");
+	munmap(p, len);
+}
+
+#define PAGE_IDLE "/sys/kernel/mm/page_idle/bitmap"
+
+/* Idle page tracking: is @pfn idle (-1: unreadable)? */
+static int pfn_idle(uint64_t pfn)
+{
+	uint64_t word;
+	int fd = open(PAGE_IDLE, O_RDONLY), ret = -1;
+
+	if (fd >= 0 && pread(fd, &word, 8, pfn / 64 * 8) == 8)
+		ret = (word >> (pfn % 64)) & 1;
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+static int set_pfn_idle(uint64_t pfn)
+{
+	uint64_t word = 1ULL << (pfn % 64);
+	int fd = open(PAGE_IDLE, O_WRONLY), ret = -1;
+
+	if (fd >= 0 && pwrite(fd, &word, 8, pfn / 64 * 8) == 8)
+		ret = 0;
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/*
+ * (d): a page marked idle through /sys/kernel/mm/page_idle and then
+ * accessed is not idle, even after hawkeye-g's sampling tested and cleared
+ * its accessed bit before idle page tracking looked.
+ */
+TEST_F_TIMEOUT(review, page_idle_sees_accesses_hawkeye_sampled, 120)
+{
+	size_t len = 8 * MB;
+	uint64_t pfn[64];
+	char *page[64];
+	int nr = 0, idle_after = 0;
+	long samples = 0, start;
+	char *p;
+
+	if (access(PAGE_IDLE, W_OK))
+		SKIP(return, "no idle page tracking");
+	ASSERT_EQ(0, sysfs_write(PROMOTE "policy", "linux"));
+	ASSERT_EQ(0, sysfs_write(THP_SYSFS "enabled", "never"));
+	p = map_aligned(len);
+	ASSERT_NE(NULL, p);
+	for (size_t i = 0; i < len; i += PAGE_SZ)
+		p[i] = 1;
+	ASSERT_EQ(0, sysfs_write(KHUGEPAGED "scan_sleep_millisecs", "3600000"));
+	ASSERT_EQ(0, sysfs_write(THP_SYSFS "enabled", "madvise"));
+	ASSERT_EQ(0, madvise(p, len, MADV_HUGEPAGE));
+	ASSERT_EQ(0, sysfs_write(PROMOTE "sleep_ms", "3600000"));
+	ASSERT_EQ(0, sysfs_write(PROMOTE "sample_window_ms", "100"));
+	ASSERT_EQ(0, sysfs_write(PROMOTE "scan_period_ms", "500"));
+	ASSERT_EQ(0, sysfs_write(PROMOTE "policy", "hawkeye-g"));
+	for (int i = 0; i < 100 && samples < 1; i++, sleep_ms(100))
+		samples = proc_hawkeye(getpid(), "samples");
+	ASSERT_GE(samples, 1);
+
+	/*
+	 * Mark pages idle; keep those that read back idle (idle tracking
+	 * sees only pages on the LRU, not those in a per-cpu batch).
+	 */
+	for (int i = 0; i < 64; i++) {
+		char *q = p + i * 32 * PAGE_SZ;
+		uint64_t f = pfn_of(0, (unsigned long)q);
+
+		if (f && !set_pfn_idle(f) && pfn_idle(f) == 1) {
+			pfn[nr] = f;
+			page[nr++] = q;
+		}
+	}
+	ASSERT_GE(nr, 8) TH_LOG("only %d pages could be marked idle", nr);
+	for (int i = 0; i < nr; i++)
+		*page[i] = 2;
+	/* Two more sample windows: HawkEye has tested and cleared the bits. */
+	start = proc_hawkeye(getpid(), "samples");
+	for (int i = 0; i < 100 && samples < start + 2; i++, sleep_ms(100))
+		samples = proc_hawkeye(getpid(), "samples");
+	ASSERT_GE(samples, start + 2);
+	for (int i = 0; i < nr; i++)
+		idle_after += pfn_idle(pfn[i]) == 1;
+	EXPECT_EQ(0, idle_after) TH_LOG("%d of %d accessed pages read as idle", idle_after, nr);
 	sysfs_write(PROMOTE "policy", "linux");
 	munmap(p, len);
 }

@@ -617,8 +617,7 @@ static int base_sample_pmd(pmd_t *pmd, unsigned long addr, unsigned long end,
 		if (pmdp_clear_young_notify(walk->vma, addr & HPAGE_PMD_MASK,
 					    pmd)) {
 			bw->nr_young++;
-			/* Keep the access for reclaim, as DAMON does. */
-			folio_set_young(pmd_folio(pmdval));
+			hawkeye_keep_access(pmd_folio(pmdval));
 		}
 	}
 	spin_unlock(ptl);

@@ -173,8 +173,7 @@ static int debloat_sample_pmd(pmd_t *pmd, unsigned long addr,
 		if (pmdp_clear_young_notify(walk->vma, addr & HPAGE_PMD_MASK,
 					    pmd)) {
 			dw->nr_young++;
-			/* Keep the access for reclaim, as DAMON does. */
-			folio_set_young(folio);
+			hawkeye_keep_access(folio);
 		}
 	}
 	spin_unlock(ptl);

@@ -4,6 +4,7 @@
 #define _MM_HAWKEYE_HAWKEYE_H
 
 #include <linux/mm_types.h>
+#include <linux/page_idle.h>
 #include <linux/types.h>
 
 struct attribute_group;
@@ -11,6 +12,17 @@ struct seq_file;
 
 /* common.c: what several mechanisms share. */
 int hawkeye_grab_user_mms(struct mm_struct ***out, int flag);
+
+/*
+ * HawkEye tested and cleared an accessed bit that was set: keep the access
+ * for reclaim (young) and for idle page tracking (not idle), as if they
+ * had seen the bit themselves.
+ */
+static inline void hawkeye_keep_access(struct folio *folio)
+{
+	folio_set_young(folio);
+	folio_clear_idle(folio);
+}
 
 /*
  * Is @mm, on which the caller holds mm_users, still a process's? No once

@@ -576,7 +576,7 @@ static bool promote_vma_eligible(struct vm_area_struct *vma)
  * Test and clear the accessed bits of the base pages mapped at the 2 MB
  * at @addr, secondary MMUs' included. Returns how many were set, or -1
  * if the range is not mapped by a page table (not populated, or huge).
- * An accessed page is marked young for reclaim, as DAMON does.
+ * The access is kept for reclaim and idle page tracking.
  */
 static int promote_young_ptes(struct vm_area_struct *vma, unsigned long addr)
 {
@@ -601,7 +601,7 @@ static int promote_young_ptes(struct vm_area_struct *vma, unsigned long addr)
 		young++;
 		folio = vm_normal_folio(vma, addr, ptent);
 		if (folio)
-			folio_set_young(folio);
+			hawkeye_keep_access(folio);
 	}
 	pte_unmap_unlock(pte, ptl);
 	return young;
