@@ -370,7 +370,7 @@ static int promote_measured(struct hawkeye_mm *hm)
 	return overhead;
 }
 
-/* Caller holds promote_lock. */
+/* Caller holds promote_lock; the map lives while it does. */
 static struct hawkeye_mm *promote_lookup(struct mm_struct *mm)
 {
 	struct hawkeye_mm *hm;
@@ -391,6 +391,22 @@ static void promote_mm_put(struct hawkeye_mm *hm)
 	mutex_destroy(&hm->lock);
 	mmdrop(hm->mm);
 	kfree(hm);
+}
+
+/*
+ * @mm's map with a reference (promote_mm_put() it), or NULL. A policy
+ * switch may unregister it meanwhile: mm_users does not keep it.
+ */
+static struct hawkeye_mm *promote_find(struct mm_struct *mm)
+{
+	struct hawkeye_mm *hm;
+
+	spin_lock(&promote_lock);
+	hm = promote_lookup(mm);
+	if (hm)
+		refcount_inc(&hm->ref);
+	spin_unlock(&promote_lock);
+	return hm;
 }
 
 /*
@@ -657,7 +673,8 @@ static bool promote_walk(struct hawkeye_mm *hm, promote_region_fn fn,
 unlock:
 		mmap_read_unlock(mm);
 		mmput(mm);
-		seen |= done;
+		if (done)
+			seen = true;
 		cond_resched();
 	}
 	if (flush && seen && promote_mm_get(hm)) {
@@ -894,9 +911,7 @@ void hawkeye_base_account(struct mm_struct *mm, enum hawkeye_policy policy,
 
 	count_vm_event(result ? HAWKEYE_PROMOTE_FAILED :
 			HAWKEYE_PROMOTE_SUCCESS);
-	spin_lock(&promote_lock);
-	hm = promote_lookup(mm);
-	spin_unlock(&promote_lock);
+	hm = promote_find(mm);
 	if (!hm)
 		return;
 	trace_hawkeye_base_promote(promote_mm_pid(hm), policy, addr, util,
@@ -907,6 +922,7 @@ void hawkeye_base_account(struct mm_struct *mm, enum hawkeye_policy policy,
 	else
 		hm->promotions++;
 	mutex_unlock(&hm->lock);
+	promote_mm_put(hm);
 }
 
 /* Promote up to `batch` regions in the order of the policy. */
@@ -1245,12 +1261,8 @@ void hawkeye_proc_show(struct seq_file *m, struct mm_struct *mm)
 	struct hawkeye_mm *hm = NULL;
 	int b, measured = -1;
 
-	if (mm) {
-		/* The caller's reference on mm_users keeps hm alive. */
-		spin_lock(&promote_lock);
-		hm = promote_lookup(mm);
-		spin_unlock(&promote_lock);
-	}
+	if (mm)
+		hm = promote_find(mm);
 	if (hm) {
 		mutex_lock(&hm->lock);
 		memcpy(nr, hm->nr, sizeof(nr));
@@ -1279,6 +1291,8 @@ void hawkeye_proc_show(struct seq_file *m, struct mm_struct *mm)
 	hawkeye_base_proc_show(m, hm ? &hm->base : NULL);
 	seq_printf(m, "debloat_splits %lu\n",
 		   mm ? READ_ONCE(mm->hawkeye_debloat_splits) : 0);
+	if (hm)
+		promote_mm_put(hm);
 }
 
 static int promote_at_boot __initdata = -1;
