@@ -160,17 +160,6 @@ static long wait_fmfi_below(long pct, long ms)
 	return fmfi;
 }
 
-static char *map_hugepage(size_t len)
-{
-	char *p = map_aligned(len);
-
-	if (p && madvise(p, len, MADV_HUGEPAGE)) {
-		munmap(p, len);
-		return NULL;
-	}
-	return p;
-}
-
 /*
  * The fragmenter: takes free memory as 4 KB pages until leave_mb is left,
  * keeps (mlocks) one page of every 2 MB physical block it got pages in and

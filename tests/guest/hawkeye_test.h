@@ -225,6 +225,18 @@ static inline char *map_aligned(size_t len)
 	return a;
 }
 
+/* The same, MADV_HUGEPAGE. */
+static inline char *map_hugepage(size_t len)
+{
+	char *p = map_aligned(len);
+
+	if (p && madvise(p, len, MADV_HUGEPAGE)) {
+		munmap(p, len);
+		return NULL;
+	}
+	return p;
+}
+
 /* The byte every test writes at offset i: never zero, position dependent. */
 static inline unsigned char pattern(size_t i, unsigned int seed)
 {

@@ -96,17 +96,6 @@ static bool all_bytes(const char *buf, char c, size_t len)
 	return true;
 }
 
-static char *map_thp(size_t len)
-{
-	char *p = map_aligned(len);
-
-	if (p && madvise(p, len, MADV_HUGEPAGE)) {
-		munmap(p, len);
-		return NULL;
-	}
-	return p;
-}
-
 /*
  * A2, a pipe: page 1 of a reserved region, spliced into a pipe and then
  * dropped with MADV_DONTNEED, is still the pipe's: the process writing the
@@ -120,7 +109,7 @@ TEST_F_TIMEOUT(review, freebsd_reuses_no_page_a_pipe_holds, 120)
 
 	ASSERT_EQ(0, sysfs_write(THP_SYSFS "enabled", "madvise"));
 	ASSERT_EQ(0, sysfs_write(PROMOTE "policy", "freebsd"));
-	p = map_thp(regions * HPAGE_SZ);
+	p = map_hugepage(regions * HPAGE_SZ);
 	ASSERT_NE(NULL, p);
 	for (r = 0; r < regions; r++) {
 		char *page1 = p + r * HPAGE_SZ + PAGE_SZ;
@@ -166,7 +155,7 @@ TEST_F(review, freebsd_reuses_no_pinned_page)
 	ASSERT_LE(0, ring);
 	ASSERT_EQ(0, sysfs_write(THP_SYSFS "enabled", "madvise"));
 	ASSERT_EQ(0, sysfs_write(PROMOTE "policy", "freebsd"));
-	p = map_thp(regions * HPAGE_SZ);
+	p = map_hugepage(regions * HPAGE_SZ);
 	ASSERT_NE(NULL, p);
 	for (r = 0; r < regions; r++) {
 		char *page1 = p + r * HPAGE_SZ + PAGE_SZ;
@@ -307,7 +296,7 @@ TEST_F(review, proc_hawkeye_needs_ptrace_read_access)
 /* THPs of len bytes that recovery will never split: byte 0 of each set. */
 static char *map_dense_thp(size_t len)
 {
-	char *p = map_thp(len);
+	char *p = map_hugepage(len);
 
 	if (p)
 		for (size_t i = 0; i < len; i += PAGE_SZ)
@@ -535,7 +524,7 @@ TEST_F(review, linux_policy_fork_exit_allocate_nothing)
 		SKIP(return, "no kmem tracepoints");
 	ASSERT_EQ(0, sysfs_write(THP_SYSFS "enabled", "madvise"));
 	ASSERT_EQ(0, sysfs_write(PROMOTE "policy", "linux"));
-	p = map_thp(4 * MB);
+	p = map_hugepage(4 * MB);
 	ASSERT_NE(NULL, p);
 	p[0] = 1;	/* khugepaged registers this process */
 	write_file(TRACING "trace", "");
@@ -605,6 +594,35 @@ TEST_F_TIMEOUT(review, switch_finds_processes_started_under_linux, 120)
 	EXPECT_GE(regions, 1);
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
+}
+
+/*
+ * len bytes of base pages in memory khugepaged may collapse (it is told to
+ * wait an hour), sampled by hawkeye-g every 0.5 s, never promoted.
+ */
+static char *map_sampled(size_t len)
+{
+	char *p;
+
+	if (sysfs_write(PROMOTE "policy", "linux") ||
+	    sysfs_write(THP_SYSFS "enabled", "never"))
+		return NULL;
+	p = map_aligned(len);
+	if (!p)
+		return NULL;
+	for (size_t i = 0; i < len; i += PAGE_SZ)
+		p[i] = 1;
+	if (sysfs_write(KHUGEPAGED "scan_sleep_millisecs", "3600000") ||
+	    sysfs_write(THP_SYSFS "enabled", "madvise") ||
+	    madvise(p, len, MADV_HUGEPAGE) ||
+	    sysfs_write(PROMOTE "sleep_ms", "3600000") ||
+	    sysfs_write(PROMOTE "sample_window_ms", "100") ||
+	    sysfs_write(PROMOTE "scan_period_ms", "500") ||
+	    sysfs_write(PROMOTE "policy", "hawkeye-g")) {
+		munmap(p, len);
+		return NULL;
+	}
+	return p;
 }
 
 /* The pid of the kernel thread named @comm, or 0. */
@@ -693,19 +711,8 @@ TEST_F_TIMEOUT(review, sample_pass_holds_mmap_lock_briefly, 180)
 
 	if (access(TRACING "events/mmap_lock/mmap_lock_released", F_OK))
 		SKIP(return, "no mmap_lock tracepoints");
-	ASSERT_EQ(0, sysfs_write(PROMOTE "policy", "linux"));
-	ASSERT_EQ(0, sysfs_write(THP_SYSFS "enabled", "never"));
-	p = map_aligned(len);
+	p = map_sampled(len);
 	ASSERT_NE(NULL, p);
-	for (size_t i = 0; i < len; i += PAGE_SZ)
-		p[i] = 1;
-	ASSERT_EQ(0, sysfs_write(KHUGEPAGED "scan_sleep_millisecs", "3600000"));
-	ASSERT_EQ(0, sysfs_write(THP_SYSFS "enabled", "madvise"));
-	ASSERT_EQ(0, madvise(p, len, MADV_HUGEPAGE));
-	ASSERT_EQ(0, sysfs_write(PROMOTE "sleep_ms", "3600000"));
-	ASSERT_EQ(0, sysfs_write(PROMOTE "sample_window_ms", "100"));
-	ASSERT_EQ(0, sysfs_write(PROMOTE "scan_period_ms", "500"));
-	ASSERT_EQ(0, sysfs_write(PROMOTE "policy", "hawkeye-g"));
 	pid = kthread_pid("hawkeye_promoted");
 	ASSERT_LT(0, pid);
 	snprintf(filter, sizeof(filter), "common_pid == %d", pid);
@@ -771,19 +778,8 @@ TEST_F_TIMEOUT(review, page_idle_sees_accesses_hawkeye_sampled, 120)
 
 	if (access(PAGE_IDLE, W_OK))
 		SKIP(return, "no idle page tracking");
-	ASSERT_EQ(0, sysfs_write(PROMOTE "policy", "linux"));
-	ASSERT_EQ(0, sysfs_write(THP_SYSFS "enabled", "never"));
-	p = map_aligned(len);
+	p = map_sampled(len);
 	ASSERT_NE(NULL, p);
-	for (size_t i = 0; i < len; i += PAGE_SZ)
-		p[i] = 1;
-	ASSERT_EQ(0, sysfs_write(KHUGEPAGED "scan_sleep_millisecs", "3600000"));
-	ASSERT_EQ(0, sysfs_write(THP_SYSFS "enabled", "madvise"));
-	ASSERT_EQ(0, madvise(p, len, MADV_HUGEPAGE));
-	ASSERT_EQ(0, sysfs_write(PROMOTE "sleep_ms", "3600000"));
-	ASSERT_EQ(0, sysfs_write(PROMOTE "sample_window_ms", "100"));
-	ASSERT_EQ(0, sysfs_write(PROMOTE "scan_period_ms", "500"));
-	ASSERT_EQ(0, sysfs_write(PROMOTE "policy", "hawkeye-g"));
 	for (int i = 0; i < 100 && samples < 1; i++, sleep_ms(100))
 		samples = proc_hawkeye(getpid(), "samples");
 	ASSERT_GE(samples, 1);
