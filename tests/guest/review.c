@@ -539,7 +539,8 @@ TEST_F(review, linux_policy_fork_exit_allocate_nothing)
 	write_file(TRACING "events/kmem/kmalloc/enable", "0");
 	n = trace_count("hawkeye");
 	EXPECT_EQ(0, n) TH_LOG("%ld HawkEye allocations in 100 fork/exit", n);
-	EXPECT_LT(100, trace_count("kmalloc")) TH_LOG("the tracepoint saw nothing");
+	/* fork() allocates mostly from its own caches: a few kmalloc()s. */
+	EXPECT_LT(20, trace_count("kmalloc")) TH_LOG("the tracepoint saw nothing");
 	write_file(TRACING "trace", "");
 	munmap(p, 4 * MB);
 }
