@@ -132,10 +132,16 @@ static void prezeroed_faults(struct __test_metadata *_metadata, const char *thp,
 		long pre0, sync0, pre, syn;
 		char *p;
 
+		/*
+		 * The child takes zeroed pages as fast as it can fault: it
+		 * waits while the pool fills, and competes while we fault.
+		 */
+		kill(churn, SIGSTOP);
 		dirty_and_free(len * 2);
 		ASSERT_TRUE(wait_zeroed(len / MB, 120)) {
 			TH_LOG("round %d: only %ld pages pre-zeroed", round, vmstat("nr_free_zeroed"));
 		}
+		kill(churn, SIGCONT);
 		pre0 = vmstat(prezeroed);
 		sync0 = vmstat(sync);
 		p = map_aligned(len);

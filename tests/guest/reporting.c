@@ -45,7 +45,19 @@ static void churn(int secs)
 	}
 }
 
-TEST(prezero_settles_beside_free_page_reporting)
+FIXTURE(reporting) {
+};
+
+FIXTURE_SETUP(reporting)
+{
+}
+
+FIXTURE_TEARDOWN(reporting)
+{
+	sysfs_write(PREZERO "enabled", "0");
+}
+
+TEST_F_TIMEOUT(reporting, prezero_settles_beside_free_page_reporting, 180)
 {
 	long total = meminfo_kb("MemTotal") / 4, before, after;
 
@@ -63,7 +75,6 @@ TEST(prezero_settles_beside_free_page_reporting)
 	       after - before, (after - before) / 256, total / 256, vmstat("nr_free_zeroed"));
 	/* 60 MB were freed by the workload; allow for 4x that. */
 	EXPECT_LT(after - before, 4 * 60 * 256);
-	sysfs_write(PREZERO "enabled", "0");
 }
 
 TEST_HARNESS_MAIN
