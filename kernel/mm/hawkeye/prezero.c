@@ -320,14 +320,21 @@ int hawkeye_prezero_set_target_mb(unsigned long mb)
 }
 
 #ifdef CONFIG_DEBUG_VM
-/* A page handed out as pre-zeroed that is not zero: a lost write. */
+/*
+ * A page handed out as pre-zeroed that is not zero: a lost write or a
+ * stale mark. The first and last cache line of each subpage only: cheap
+ * enough for every fault of a debug kernel, and what was written over a
+ * zeroed page (a hibernation image, a stray store) shows there too.
+ */
 void hawkeye_check_zeroed(struct page *page, unsigned int order)
 {
 	unsigned long i;
 
 	for (i = 0; i < (1UL << order); i++) {
-		void *addr = kmap_local_page(page + i);
-		bool zero = !memchr_inv(addr, 0, PAGE_SIZE);
+		u8 *addr = kmap_local_page(page + i);
+		bool zero = !memchr_inv(addr, 0, L1_CACHE_BYTES) &&
+			    !memchr_inv(addr + PAGE_SIZE - L1_CACHE_BYTES, 0,
+					L1_CACHE_BYTES);
 
 		kunmap_local(addr);
 		if (!zero) {
