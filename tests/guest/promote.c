@@ -62,7 +62,15 @@ static int page_is_thp(int pagemap, int kpageflags, unsigned long addr)
 }
 
 /* huge[i]: is region i of the n at base (in pid) huge? Returns how many are. */
-static int huge_regions(int pid, unsigned long base, int n, bool *huge)
+/*
+ * Which of n regions from base are huge in pid. Read in the order opposite
+ * to the promotion order under test (@top_down for khugepaged, which goes
+ * by address; bottom up for hawkeye-g, hot top first): a region promoted
+ * while we read is then never seen huge while one promoted before it is
+ * not, which would fake a broken order.
+ */
+static int huge_regions(int pid, unsigned long base, int n, bool *huge,
+			bool top_down)
 {
 	char path[64];
 	int pm, kf, i, nr = 0;
@@ -77,7 +85,8 @@ static int huge_regions(int pid, unsigned long base, int n, bool *huge)
 			close(kf);
 		return -1;
 	}
-	for (i = 0; i < n; i++) {
+	for (int k = 0; k < n; k++) {
+		i = top_down ? n - 1 - k : k;
 		huge[i] = page_is_thp(pm, kf, base + i * HPAGE_SZ) == 1;
 		nr += huge[i];
 	}
@@ -336,7 +345,8 @@ static void toucher_stop(struct toucher *t)
  * i was first seen huge (0: never). Stops once want are huge or after
  * timeout_s. Returns the number of polls.
  */
-static int watch(struct toucher *t, int want, double timeout_s, int *order)
+static int watch(struct toucher *t, int want, double timeout_s, int *order,
+		 bool top_down)
 {
 	bool huge[HOT_N];
 	double end = now_s() + timeout_s;
@@ -345,7 +355,7 @@ static int watch(struct toucher *t, int want, double timeout_s, int *order)
 	memset(order, 0, sizeof(int) * HOT_N);
 	while (nr < want && now_s() < end) {
 		poll++;
-		nr = huge_regions(t->pid, t->base, HOT_N, huge);
+		nr = huge_regions(t->pid, t->base, HOT_N, huge, top_down);
 		if (nr < 0)
 			return -1;
 		for (int i = 0; i < HOT_N; i++)
@@ -374,7 +384,7 @@ TEST_F_TIMEOUT(promote, hawkeye_g_promotes_hot_regions_first, 240)
 	ASSERT_EQ(0, toucher_go(&t));
 	pid = t.pid;
 
-	polls = watch(&t, HOT_N - HOT_FIRST + 8, 120, order);
+	polls = watch(&t, HOT_N - HOT_FIRST + 8, 120, order, false);
 	ASSERT_GT(polls, 0);
 	tracing_write("events/hawkeye/hawkeye_promote/enable", "0");
 	toucher_stop(&t);
@@ -436,7 +446,7 @@ TEST_F_TIMEOUT(promote, linux_promotes_lowest_address_first, 240)
 	ASSERT_EQ(0, set_thp("madvise"));
 	ASSERT_EQ(0, toucher_go(&t));
 
-	ASSERT_GT(watch(&t, 1, 120, order), 0);
+	ASSERT_GT(watch(&t, 1, 120, order, true), 0);
 	toucher_stop(&t);
 	for (i = 0; i < HOT_N; i++)
 		if (order[i] && (!first || order[i] < first))
@@ -702,7 +712,7 @@ TEST_F_TIMEOUT(promote, hawkeye_pmu_without_measurements_works_as_hawkeye_g, 240
 	sleep_ms(20);
 	EXPECT_TRUE(measured_none(t.pid));
 
-	polls = watch(&t, HOT_N / 4, 120, order);
+	polls = watch(&t, HOT_N / 4, 120, order, false);
 	toucher_stop(&t);
 	ASSERT_GT(polls, 0);
 	/* As hawkeye-g: the hot quarter goes first. */
