@@ -96,6 +96,31 @@ static bool all_bytes(const char *buf, char c, size_t len)
 	return true;
 }
 
+/* Policy freebsd and @regions 2 MB regions that may take reservations. */
+static char *map_freebsd(int regions)
+{
+	if (sysfs_write(THP_SYSFS "enabled", "madvise") ||
+	    sysfs_write(PROMOTE "policy", "freebsd"))
+		return NULL;
+	return map_hugepage(regions * HPAGE_SZ);
+}
+
+/*
+ * Region @r of @p reserved (page 0 written) and page 1 filled with 'A':
+ * page 1's address; its PFN in *@pfn, and whether it is the reservation's
+ * page 1 (next to page 0) in *@reserved.
+ */
+static char *reserve_page1(char *p, int r, uint64_t *pfn, bool *reserved)
+{
+	char *page1 = p + r * HPAGE_SZ + PAGE_SZ;
+
+	p[r * HPAGE_SZ] = 1;		/* makes the reservation */
+	memset(page1, 'A', PAGE_SZ);
+	*pfn = pfn_of(0, (unsigned long)page1);
+	*reserved = *pfn == pfn_of(0, (unsigned long)p + r * HPAGE_SZ) + 1;
+	return page1;
+}
+
 /*
  * A2, a pipe: page 1 of a reserved region, spliced into a pipe and then
  * dropped with MADV_DONTNEED, is still the pipe's: the process writing the
@@ -107,20 +132,16 @@ TEST_F_TIMEOUT(review, freebsd_reuses_no_page_a_pipe_holds, 120)
 	char *p, buf[PAGE_SZ];
 	int r, kept = 0, reserved = 0;
 
-	ASSERT_EQ(0, sysfs_write(THP_SYSFS "enabled", "madvise"));
-	ASSERT_EQ(0, sysfs_write(PROMOTE "policy", "freebsd"));
-	p = map_hugepage(regions * HPAGE_SZ);
+	p = map_freebsd(regions);
 	ASSERT_NE(NULL, p);
 	for (r = 0; r < regions; r++) {
-		char *page1 = p + r * HPAGE_SZ + PAGE_SZ;
-		struct iovec iov = { page1, PAGE_SZ };
 		uint64_t pfn;
+		bool in;
+		char *page1 = reserve_page1(p, r, &pfn, &in);
+		struct iovec iov = { page1, PAGE_SZ };
 		int fds[2];
 
-		p[r * HPAGE_SZ] = 1;		/* makes the reservation */
-		memset(page1, 'A', PAGE_SZ);
-		pfn = pfn_of(0, (unsigned long)page1);
-		reserved += pfn == pfn_of(0, (unsigned long)p + r * HPAGE_SZ) + 1;
+		reserved += in;
 		ASSERT_EQ(0, pipe(fds));
 		ASSERT_EQ(PAGE_SZ, vmsplice(fds[1], &iov, 1, 0));
 		ASSERT_EQ(0, madvise(page1, PAGE_SZ, MADV_DONTNEED));
@@ -153,19 +174,15 @@ TEST_F(review, freebsd_reuses_no_pinned_page)
 	if (ring < 0 && errno == ENOSYS)
 		SKIP(return, "no io_uring in this kernel");
 	ASSERT_LE(0, ring);
-	ASSERT_EQ(0, sysfs_write(THP_SYSFS "enabled", "madvise"));
-	ASSERT_EQ(0, sysfs_write(PROMOTE "policy", "freebsd"));
-	p = map_hugepage(regions * HPAGE_SZ);
+	p = map_freebsd(regions);
 	ASSERT_NE(NULL, p);
 	for (r = 0; r < regions; r++) {
-		char *page1 = p + r * HPAGE_SZ + PAGE_SZ;
-		struct iovec iov = { page1, PAGE_SZ };
 		uint64_t pinned;
+		bool in;
+		char *page1 = reserve_page1(p, r, &pinned, &in);
+		struct iovec iov = { page1, PAGE_SZ };
 
-		p[r * HPAGE_SZ] = 1;
-		memset(page1, 'A', PAGE_SZ);
-		pinned = pfn_of(0, (unsigned long)page1);
-		ASSERT_EQ(pinned, pfn_of(0, (unsigned long)p + r * HPAGE_SZ) + 1);
+		ASSERT_TRUE(in);
 		ASSERT_EQ(0, syscall(__NR_io_uring_register, ring,
 				     IORING_REGISTER_BUFFERS, &iov, 1));
 		ASSERT_EQ(0, madvise(page1, PAGE_SZ, MADV_DONTNEED));
