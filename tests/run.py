@@ -104,24 +104,36 @@ def write_manifest(tag, guest_tests, upstream):
 
 
 def run_alone(image, exe):
-    """A guest test that ends its own boot (hibernate: the 9p root does not
-    survive a resume, so it powers the guest off after printing its results
-    and "### NAME done")."""
+    """A guest test that hibernates (hibernate.c): one boot runs it up to
+    its hibernation, which writes the image to a kept swap image and powers
+    off; a second boot resumes it. The 9p root does not survive a resume,
+    so the program powers the guest off after printing its results and
+    "### NAME done"."""
     name = os.path.basename(exe)
-    console = os.path.join(OUT, f"console+{name}.log")
-    cmd = [os.path.join(REPO, "scripts", "vm-run"), "--kernel", image, "--mem", "2G",
-           "--cpus", "2", "--swap", "1G", "--log", console, "--timeout", "900", "--", exe]
-    print("+", " ".join(cmd), flush=True)
-    r = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, errors="replace")
-    print(r.stdout, end="", flush=True)
+    swap = os.path.join(OUT, f"swap+{name}.img")
+    vm_run = [os.path.join(REPO, "scripts", "vm-run"), "--kernel", image, "--mem", "2G",
+              "--cpus", "2", "--timeout", "900", "--swap-image", swap]
+    out, status = "", 0
+    for boot, args in (("", ["--swap", "1G", "--", exe]), ("-resume", ["--resume", "--", "false"])):
+        console = os.path.join(OUT, f"console+{name}{boot}.log")
+        cmd = vm_run + ["--log", console] + args
+        print("+", " ".join(cmd), flush=True)
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, errors="replace")
+        print(r.stdout, end="", flush=True)
+        out += r.stdout
+        if r.returncode in (101, 102):
+            status = r.returncode
+            break
+    if os.path.exists(swap):
+        os.unlink(swap)
     with open(os.path.join(OUT, f"guest+{name}.out"), "w") as f:
-        f.write(r.stdout)
-    if not re.search(rf"^### {re.escape(name)} done$", r.stdout, re.M):
+        f.write(out)
+    if not re.search(rf"^### {re.escape(name)} done$", out, re.M):
         return [("hawkeye", name, 0, 1, 0, f"never finished (vm-run status {r.returncode}, console: {console})")]
-    p, f_, s, note = count_one(r.stdout.splitlines(), 0)
+    p, f_, s, note = count_one(out.splitlines(), 0)
     rows = [("hawkeye", name, p, f_, s, note)]
-    if r.returncode in (101, 102):
-        rows.append(("vm", f"guest run+{name}", 0, 1, 0, f"vm-run exit status {r.returncode} (console: {console})"))
+    if status:
+        rows.append(("vm", f"guest run+{name}", 0, 1, 0, f"vm-run exit status {status} (console: {console})"))
     return rows
 
 
