@@ -20,8 +20,8 @@ warn_loud() {
 
 check_flavour() {
 	case $1 in
-	debug | release) ;;
-	*) die "unknown flavour '$1' (debug or release)" ;;
+	debug | release | kcsan) ;;
+	*) die "unknown flavour '$1' (debug, release or kcsan)" ;;
 	esac
 }
 

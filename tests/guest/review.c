@@ -17,6 +17,12 @@
  *   address space: no hold of 10 ms over 1 GB of base pages.
  * - C2: with the policy linux, fork/exit allocate nothing for HawkEye; a
  *   process that started under linux is still sampled after a switch.
+ * - B3: a process whose registration failed at fork (failslab) is
+ *   registered and sampled at the thread's next pass.
+ * - B4: a switch to linux forgets every process although allocations on
+ *   its way fail (failslab).
+ * - C5: page cache allocations do not take the pre-zeroed pages a fault
+ *   refilled its CPU's list with.
  * - (d): a new pre-zeroing rate takes effect at once; idle page tracking
  *   still sees the accesses whose accessed bits HawkEye cleared.
  */
@@ -24,7 +30,9 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <sched.h>
 #include <sys/klog.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -47,7 +55,7 @@ static const char *const knob_paths[] = {
 	PROMOTE "sleep_ms",
 	DEBLOAT "enabled", DEBLOAT "low_pct", DEBLOAT "high_pct",
 	DEBLOAT "threshold", DEBLOAT "rate",
-	PREZERO "enabled", PREZERO "rate",
+	PREZERO "enabled", PREZERO "rate", PREZERO "target_mb",
 };
 
 FIXTURE(review) {
@@ -81,6 +89,7 @@ FIXTURE_TEARDOWN(review)
 
 	sysfs_write(DEBLOAT "enabled", "0");
 	sysfs_write(PREZERO "enabled", "0");
+	sysfs_write("/sys/kernel/debug/failslab/probability", "0");
 	/* Twice: a watermark refused for its order goes in the second time. */
 	for (pass = 0; pass < 2; pass++)
 		for (i = 0; i < NR(knob_paths); i++)
@@ -864,6 +873,170 @@ TEST_F_TIMEOUT(review, prezero_rate_change_wakes_the_thread, 60)
 		now = vmstat("hawkeye_prezero_pages");
 	EXPECT_GE(now, start + 4096) TH_LOG("%ld pages zeroed in 3 s at rate 0",
 					     now - start);
+}
+
+/*
+ * C5: a pre-zeroed 4 KB fault refills its CPU's per-cpu list with a batch
+ * of pre-zeroed pages; page cache allocations on that CPU, which need no
+ * zeroed memory, must leave them to the faults while unzeroed memory is
+ * free (the pool is capped at 128 MB).
+ */
+TEST_F_TIMEOUT(review, page_cache_leaves_prezeroed_pages_alone, 180)
+{
+	const long pages = 4096;
+	long wasted, pre, zeroed = 0;
+	char buf[PAGE_SZ];
+	cpu_set_t cpus;
+	char *anon;
+	int fd;
+
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpus), &cpus));
+	dirty_free_memory(512 * MB);
+	ASSERT_EQ(0, sysfs_write(PREZERO "target_mb", "128"));
+	ASSERT_EQ(0, sysfs_write(PREZERO "rate", "0"));
+	ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "1"));
+	for (int i = 0; i < 300 && zeroed < 100 * MB / PAGE_SZ; i++, sleep_ms(100))
+		zeroed = vmstat("nr_free_zeroed");
+	ASSERT_GE(zeroed, 100 * MB / PAGE_SZ);
+
+	fd = memfd_create("cache", 0);
+	ASSERT_LE(0, fd);
+	anon = mmap(NULL, pages * PAGE_SZ, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, anon);
+	ASSERT_EQ(0, madvise(anon, pages * PAGE_SZ, MADV_NOHUGEPAGE));
+	memset(buf, 1, sizeof(buf));
+	wasted = vmstat("hawkeye_prezero_wasted");
+	ASSERT_LE(0, wasted) TH_LOG("no hawkeye_prezero_wasted in /proc/vmstat");
+	pre = vmstat("hawkeye_fault_prezeroed_4k");
+	for (long i = 0; i < pages; i++) {
+		anon[i * PAGE_SZ] = 1;
+		ASSERT_EQ(PAGE_SZ, pwrite(fd, buf, PAGE_SZ, i * PAGE_SZ));
+	}
+	wasted = vmstat("hawkeye_prezero_wasted") - wasted;
+	pre = vmstat("hawkeye_fault_prezeroed_4k") - pre;
+	TH_LOG("%ld of %ld faults pre-zeroed; %ld of %ld page cache pages were pre-zeroed ones",
+	       pre, pages, wasted, pages);
+	EXPECT_GT(pre, pages / 2);
+	EXPECT_LT(wasted, pages / 10);
+	close(fd);
+	munmap(anon, pages * PAGE_SZ);
+}
+
+#define FAILSLAB "/sys/kernel/debug/failslab/"
+
+/* [start, end) of kernel function @name: its address, the next symbol's. */
+static int ksym_range(const char *name, unsigned long *start, unsigned long *end)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[256], sym[128], type;
+	unsigned long addr;
+
+	*start = *end = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx %c %127s", &addr, &type, sym) != 3)
+			continue;
+		if (*start && addr > *start) {
+			*end = addr;
+			break;
+		}
+		if (!*start && !strcmp(sym, name))
+			*start = addr;
+	}
+	if (f)
+		fclose(f);
+	return *start && *end ? 0 : -1;
+}
+
+/*
+ * Make every slab allocation fail that is made with kernel function @func
+ * on the stack (failslab's stack filter), or none when @func is NULL.
+ */
+static int failslab_aim(const char *func)
+{
+	unsigned long start = 0, end = 0;
+	char buf[32];
+
+	if (sysfs_write(FAILSLAB "probability", "0"))
+		return -1;
+	if (!func)
+		return 0;
+	if (ksym_range(func, &start, &end))
+		return -1;
+	snprintf(buf, sizeof(buf), "%#lx", start);
+	if (sysfs_write(FAILSLAB "require-start", buf))
+		return -1;
+	snprintf(buf, sizeof(buf), "%#lx", end);
+	return sysfs_write(FAILSLAB "require-end", buf) ||
+	       sysfs_write(FAILSLAB "ignore-gfp-wait", "N") ||
+	       sysfs_write(FAILSLAB "task-filter", "N") ||
+	       sysfs_write(FAILSLAB "verbose", "0") ||
+	       sysfs_write(FAILSLAB "interval", "1") ||
+	       sysfs_write(FAILSLAB "times", "-1") ||
+	       sysfs_write(FAILSLAB "probability", "100");
+}
+
+/* Samples of process @pid within @secs, or the last count seen. */
+static long wait_samples(pid_t pid, int secs)
+{
+	long samples = 0;
+
+	for (int i = 0; i < secs * 10 && samples < 1; i++, sleep_ms(100))
+		samples = proc_hawkeye(pid, "samples");
+	return samples;
+}
+
+TEST_F_TIMEOUT(review, registration_failed_at_fork_is_retried, 120)
+{
+	char *p = map_sampled(4 * MB);
+	long failed;
+	int status;
+	pid_t pid;
+
+	ASSERT_NE(NULL, p);
+	if (access(FAILSLAB "require-start", W_OK))
+		SKIP(return, "no failslab stack filter (CONFIG_FAULT_INJECTION_STACKTRACE_FILTER)");
+	/*
+	 * This process has a huge page VMA: fork registers its child with
+	 * khugepaged and HawkEye (__khugepaged_enter()), and fails to.
+	 */
+	ASSERT_EQ(0, failslab_aim("__khugepaged_enter"));
+	failed = vmstat("hawkeye_promote_register_failed");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		for (;;)
+			for (size_t i = 0; i < 4 * MB; i += PAGE_SZ)
+				p[i]++;
+	EXPECT_GT(vmstat("hawkeye_promote_register_failed"), failed);
+	/* The thread's own registration is not aimed at: it takes the child. */
+	EXPECT_GE(wait_samples(pid, 10), 1);
+	failslab_aim(NULL);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	munmap(p, 4 * MB);
+}
+
+TEST_F_TIMEOUT(review, switch_to_linux_forgets_all_without_memory, 120)
+{
+	char *p = map_sampled(4 * MB);
+
+	ASSERT_NE(NULL, p);
+	if (access(FAILSLAB "require-start", W_OK))
+		SKIP(return, "no failslab stack filter (CONFIG_FAULT_INJECTION_STACKTRACE_FILTER)");
+	ASSERT_GE(wait_samples(getpid(), 10), 1);
+	ASSERT_EQ(0, failslab_aim("hawkeye_promote_set_policy"));
+	EXPECT_EQ(0, sysfs_write(PROMOTE "policy", "linux"));
+	failslab_aim(NULL);
+	/* Forgotten: an unknown process shows zeros. */
+	EXPECT_EQ(0, proc_hawkeye(getpid(), "samples"));
+	EXPECT_EQ(0, proc_hawkeye(getpid(), "regions"));
+	/* And found again after the next switch. */
+	ASSERT_EQ(0, sysfs_write(PROMOTE "policy", "hawkeye-g"));
+	EXPECT_GE(wait_samples(getpid(), 10), 1);
+	munmap(p, 4 * MB);
 }
 
 TEST_HARNESS_MAIN

@@ -27,3 +27,10 @@ def test_bad_flavour():
 def test_bad_cpus_and_swap():
     assert vm_run("--cpus", "0", "--", "true").returncode == 2
     assert vm_run("--swap", "x", "--", "true").returncode == 2
+
+
+def test_resume_needs_a_swap_image(tmp_path):
+    r = vm_run("--resume", "--", "true")
+    assert r.returncode == 2 and "--swap-image" in r.stderr
+    r = vm_run("--swap-image", str(tmp_path / "none.img"), "--resume", "--", "true")
+    assert r.returncode == 2 and "no such image" in r.stderr

@@ -421,8 +421,11 @@ static void promote_register(struct mm_struct *mm)
 	if (hawkeye_promote_get_policy() == HAWKEYE_POLICY_LINUX)
 		return;
 	hm = kzalloc(sizeof(*hm), GFP_KERNEL);
-	if (!hm)
+	if (!hm) {
+		/* The thread tries again at its next sample pass. */
+		count_vm_event(HAWKEYE_PROMOTE_REGISTER_FAILED);
 		return;
+	}
 	promote_mm_init(hm, mm);
 	if (current->mm == mm)
 		hm->pid = current->tgid;

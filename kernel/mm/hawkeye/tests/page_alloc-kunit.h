@@ -1,0 +1,540 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * KUnit tests of the allocator's side of pre-zeroing, built into
+ * mm/page_alloc.c so that they call its static functions on real pages.
+ *
+ * The invariant every case checks: a free block marked PageZeroed() holds
+ * only zero bytes, and NR_FREE_ZEROED counts exactly the marked pages on
+ * the free lists. Beside it, each case checks that a mark that may stay
+ * does stay (a lost mark costs a zeroing; a kept wrong one leaks data).
+ *
+ * Each case takes a free MAX_PAGE_ORDER block off the free lists, so that
+ * nobody else uses it, and works on it under the zone lock.
+ */
+#ifndef _MM_HAWKEYE_PAGE_ALLOC_KUNIT_H
+#define _MM_HAWKEYE_PAGE_ALLOC_KUNIT_H
+
+#include <kunit/test.h>
+#include <linux/page-isolation.h>
+#include <linux/vmalloc.h>
+
+#define TEST_ORDER	MAX_PAGE_ORDER
+#define HALF_ORDER	(MAX_PAGE_ORDER - 1)
+
+static struct zone *pa_test_zone(struct kunit *test)
+{
+	struct page *probe = alloc_page(GFP_HIGHUSER_MOVABLE);
+
+	KUNIT_ASSERT_NOT_NULL(test, probe);
+	__free_page(probe);
+	return page_zone(probe);
+}
+
+/* A free block of TEST_ORDER taken off @zone's free lists, or NULL. */
+static struct page *pa_test_take_block(struct zone *zone)
+{
+	struct page *page;
+
+	spin_lock_irq(&zone->lock);
+	page = list_first_entry_or_null(&zone->free_area[TEST_ORDER].free_list[MIGRATE_MOVABLE],
+					struct page, buddy_list);
+	if (page && !__isolate_free_page(page, TEST_ORDER))
+		page = NULL;
+	spin_unlock_irq(&zone->lock);
+	return page;
+}
+
+static void pa_test_fill(struct page *page, unsigned int order, int c)
+{
+	unsigned long i;
+
+	for (i = 0; i < (1UL << order); i++) {
+		void *addr = kmap_local_page(page + i);
+
+		memset(addr, c, PAGE_SIZE);
+		kunmap_local(addr);
+	}
+}
+
+static bool pa_test_is_zero(struct page *page, unsigned int order)
+{
+	unsigned long i;
+
+	for (i = 0; i < (1UL << order); i++) {
+		void *addr = kmap_local_page(page + i);
+		bool zero = !memchr_inv(addr, 0, PAGE_SIZE);
+
+		kunmap_local(addr);
+		if (!zero)
+			return false;
+	}
+	return true;
+}
+
+/* Is @page the head of a free block of @order? */
+static bool pa_test_free_block(struct page *page, unsigned int order)
+{
+	return PageBuddy(page) && buddy_order(page) == order;
+}
+
+/*
+ * Checks made with the zone lock held, reported once it is dropped (a
+ * failed expectation allocates): up to PA_CHECKS per case.
+ */
+#define PA_CHECKS	16
+
+struct pa_checks {
+	int n;
+	struct {
+		int line;
+		const char *what;
+	} failed[PA_CHECKS];
+};
+
+#define pa_check(c, cond) __pa_check(c, cond, __LINE__, #cond)
+
+static void __pa_check(struct pa_checks *c, bool ok, int line, const char *what)
+{
+	if (!ok && c->n < PA_CHECKS) {
+		c->failed[c->n].line = line;
+		c->failed[c->n].what = what;
+		c->n++;
+	}
+}
+
+static void pa_report(struct kunit *test, struct pa_checks *c)
+{
+	int i;
+
+	for (i = 0; i < c->n; i++)
+		KUNIT_FAIL(test, "line %d: %s", c->failed[i].line, c->failed[i].what);
+	c->n = 0;
+}
+
+/*
+ * The invariant, with @zone->lock held: every marked free block reads
+ * zero, and NR_FREE_ZEROED is their size.
+ */
+static void pa_check_marks(struct pa_checks *c, struct zone *zone)
+{
+	unsigned long marked = 0, dirty = 0;
+	unsigned int order;
+	struct page *page;
+	int mt;
+
+	lockdep_assert_held(&zone->lock);
+	for (order = 0; order < NR_PAGE_ORDERS; order++)
+		for (mt = 0; mt < MIGRATE_TYPES; mt++)
+			list_for_each_entry(page, &zone->free_area[order].free_list[mt],
+					    buddy_list) {
+				if (!PageZeroed(page))
+					continue;
+				marked += 1UL << order;
+				if (!pa_test_is_zero(page, order))
+					dirty++;
+			}
+	pa_check(c, dirty == 0);
+	pa_check(c, marked == zone_page_state_snapshot(zone, NR_FREE_ZEROED));
+}
+
+/* Put @page of @order back on the free lists, marked zeroed or not. */
+static void pa_test_put(struct page *page, unsigned int order, bool zeroed)
+{
+	if (zeroed)
+		__SetPageZeroed(page);
+	__putback_isolated_page(page, order, get_pageblock_migratetype(page));
+}
+
+/* Take the whole test block back off the free lists (it is free, merged). */
+static bool pa_test_retake(struct pa_checks *c, struct zone *zone, struct page *page)
+{
+	bool free = pa_test_free_block(page, TEST_ORDER);
+
+	pa_check(c, free);
+	if (free)
+		del_page_from_free_list(page, zone, TEST_ORDER,
+					get_pageblock_migratetype(page));
+	return free;
+}
+
+static struct page *pa_test_start(struct kunit *test, struct zone **zonep)
+{
+	struct zone *zone = pa_test_zone(test);
+	struct page *page;
+
+	/* The halves of a test block are pageblocks. */
+	if (pageblock_order != HALF_ORDER)
+		kunit_skip(test, "pageblock order %d", pageblock_order);
+	page = pa_test_take_block(zone);
+	if (!page)
+		kunit_skip(test, "no free order-%d block in %s", TEST_ORDER, zone->name);
+	*zonep = zone;
+	return page;
+}
+
+/* Give the block back, unmarked; report what failed. */
+static void pa_test_end(struct kunit *test, struct pa_checks *c, struct zone *zone,
+			struct page *page)
+{
+	spin_lock_irq(&zone->lock);
+	if (pa_test_retake(c, zone, page))
+		pa_test_put(page, TEST_ORDER, false);
+	spin_unlock_irq(&zone->lock);
+	pa_report(test, c);
+}
+
+/* Merge: zeroed + zeroed stays zeroed; zeroed + not zeroed does not. */
+static void pa_test_merge(struct kunit *test)
+{
+	struct zone *zone;
+	struct page *page = pa_test_start(test, &zone);
+	struct page *half = page + (1 << HALF_ORDER);
+	struct pa_checks c = { };
+
+	pa_test_fill(page, TEST_ORDER, 0);
+	spin_lock_irq(&zone->lock);
+	pa_test_put(page, HALF_ORDER, true);
+	pa_check(&c, pa_test_free_block(page, HALF_ORDER));
+	pa_check(&c, PageZeroed(page));
+	pa_test_put(half, HALF_ORDER, true);
+	pa_check(&c, pa_test_free_block(page, TEST_ORDER));
+	pa_check(&c, PageZeroed(page));
+	pa_check(&c, !PageZeroed(half));
+	pa_check_marks(&c, zone);
+	if (!pa_test_retake(&c, zone, page)) {
+		spin_unlock_irq(&zone->lock);
+		pa_report(test, &c);
+		return;
+	}
+	spin_unlock_irq(&zone->lock);
+
+	pa_test_fill(half, HALF_ORDER, 0x5a);
+	spin_lock_irq(&zone->lock);
+	pa_test_put(page, HALF_ORDER, true);
+	pa_test_put(half, HALF_ORDER, false);
+	pa_check(&c, pa_test_free_block(page, TEST_ORDER));
+	pa_check(&c, !PageZeroed(page));
+	pa_check_marks(&c, zone);
+	spin_unlock_irq(&zone->lock);
+	pa_test_end(test, &c, zone, page);
+}
+
+/*
+ * Expand: taking one page of a zeroed block leaves every remaining part
+ * marked on the free lists and tells the taker its page is zero; given
+ * back, the parts merge into one zeroed block again.
+ */
+static void pa_test_expand(struct kunit *test)
+{
+	struct zone *zone;
+	struct page *page = pa_test_start(test, &zone);
+	int mt = get_pageblock_migratetype(page);
+	struct pa_checks c = { };
+	unsigned int order;
+
+	pa_test_fill(page, TEST_ORDER, 0);
+	spin_lock_irq(&zone->lock);
+	pa_test_put(page, TEST_ORDER, true);
+	page_del_and_expand(zone, page, 0, TEST_ORDER, mt);
+	pa_check(&c, !PageBuddy(page));
+	pa_check(&c, PageZeroed(page));
+	for (order = 0; order < TEST_ORDER; order++) {
+		struct page *part = page + (1 << order);
+
+		pa_check(&c, pa_test_free_block(part, order));
+		pa_check(&c, PageZeroed(part));
+	}
+	pa_check_marks(&c, zone);
+	pa_test_put(page, 0, true);
+	pa_check(&c, pa_test_free_block(page, TEST_ORDER));
+	pa_check(&c, PageZeroed(page));
+	pa_check_marks(&c, zone);
+	spin_unlock_irq(&zone->lock);
+	pa_test_end(test, &c, zone, page);
+}
+
+/* Steal: a pageblock moved to another migratetype keeps its marks. */
+static void pa_test_steal(struct kunit *test)
+{
+	struct zone *zone;
+	struct page *page = pa_test_start(test, &zone);
+	struct page *half = page + (1 << HALF_ORDER);
+	int mt = get_pageblock_migratetype(page);
+	struct pa_checks c = { };
+	struct page *pos;
+	bool listed = false;
+
+	pa_test_fill(page, HALF_ORDER, 0);
+	spin_lock_irq(&zone->lock);
+	pa_test_put(page, HALF_ORDER, true);
+	pa_check(&c, move_freepages_block(zone, page, mt, MIGRATE_UNMOVABLE) ==
+		     1 << HALF_ORDER);
+	list_for_each_entry(pos, &zone->free_area[HALF_ORDER].free_list[MIGRATE_UNMOVABLE],
+			    buddy_list)
+		listed |= pos == page;
+	pa_check(&c, listed);
+	pa_check(&c, PageZeroed(page));
+	pa_check_marks(&c, zone);
+	pa_check(&c, move_freepages_block(zone, page, MIGRATE_UNMOVABLE, mt) ==
+		     1 << HALF_ORDER);
+	pa_check(&c, PageZeroed(page));
+	pa_check_marks(&c, zone);
+	pa_test_put(half, HALF_ORDER, false);
+	spin_unlock_irq(&zone->lock);
+	pa_test_end(test, &c, zone, page);
+}
+
+/*
+ * pcp fill and drain: a __GFP_ZERO refill (ALLOC_ZEROED) of a pcp list
+ * takes zeroed pages, marked, and lists them last; drained back, marked
+ * pages merge into a marked block at the tail of its list, where the next
+ * refill finds it; a page that lost its mark unmarks the merged block.
+ */
+static void pa_test_pcp(struct kunit *test)
+{
+	struct zone *zone;
+	struct page *page = pa_test_start(test, &zone);
+	int mt = get_pageblock_migratetype(page);
+	struct per_cpu_pages pcp = { };
+	unsigned int pindex = order_to_pindex(mt, 0);
+	struct list_head *list = &pcp.lists[pindex];
+	struct page *pos, *written = NULL;
+	bool seen_zeroed = false, zeroed_last = true;
+	struct pa_checks c = { };
+	int i, from_block = 0;
+
+	for (i = 0; i < NR_PCP_LISTS; i++)
+		INIT_LIST_HEAD(&pcp.lists[i]);
+	pa_test_fill(page, TEST_ORDER, 0);
+	spin_lock_irq(&zone->lock);
+	pa_test_put(page, TEST_ORDER, true);
+	spin_unlock_irq(&zone->lock);
+
+	pcp.count = rmqueue_bulk(zone, 0, 16, list, mt, ALLOC_ZEROED);
+	KUNIT_EXPECT_EQ(test, pcp.count, 16);
+	list_for_each_entry(pos, list, pcp_list) {
+		if (PageZeroed(pos)) {
+			seen_zeroed = true;
+			KUNIT_EXPECT_TRUE(test, pa_test_is_zero(pos, 0));
+		} else {
+			zeroed_last &= !seen_zeroed;
+		}
+		if (pos >= page && pos < page + (1 << TEST_ORDER)) {
+			from_block++;
+			KUNIT_EXPECT_TRUE(test, PageZeroed(pos));
+		}
+	}
+	KUNIT_EXPECT_TRUE(test, zeroed_last);
+	/* Ours is the zone's only zeroed block while pre-zeroing is off. */
+	if (!hawkeye_prezero_enabled())
+		KUNIT_EXPECT_EQ(test, from_block, 16);
+
+	free_pcppages_bulk(zone, pcp.count, &pcp, pindex);
+	KUNIT_EXPECT_EQ(test, pcp.count, 0);
+	spin_lock_irq(&zone->lock);
+	pa_check(&c, pa_test_free_block(page, TEST_ORDER));
+	pa_check(&c, PageZeroed(page));
+	pa_check(&c, page == list_last_entry(&zone->free_area[TEST_ORDER].free_list[mt],
+					     struct page, buddy_list));
+	pa_check_marks(&c, zone);
+	spin_unlock_irq(&zone->lock);
+	pa_report(test, &c);
+
+	/* Again, with one page of the block written and unmarked. */
+	pcp.count = rmqueue_bulk(zone, 0, 16, list, mt, ALLOC_ZEROED);
+	list_for_each_entry(pos, list, pcp_list)
+		if (pos >= page && pos < page + (1 << TEST_ORDER))
+			written = pos;
+	KUNIT_EXPECT_NOT_NULL(test, written);
+	if (written) {
+		__ClearPageZeroed(written);
+		pa_test_fill(written, 0, 0x5a);
+	}
+	free_pcppages_bulk(zone, pcp.count, &pcp, pindex);
+	spin_lock_irq(&zone->lock);
+	pa_check(&c, pa_test_free_block(page, TEST_ORDER));
+	pa_check(&c, !written || !PageZeroed(page));
+	pa_check_marks(&c, zone);
+	spin_unlock_irq(&zone->lock);
+	pa_test_end(test, &c, zone, page);
+}
+
+/*
+ * Compaction capture: a zeroed block freed while a direct compactor waits
+ * for one of its order goes to the compactor unmarked (the page is about
+ * to be allocated), and is not counted free.
+ */
+static void pa_test_capture(struct kunit *test)
+{
+#ifdef CONFIG_COMPACTION
+	struct zone *zone;
+	struct page *page = pa_test_start(test, &zone);
+	struct compact_control cc = {
+		.zone = zone,
+		.order = HALF_ORDER,
+		.migratetype = MIGRATE_MOVABLE,
+	};
+	struct capture_control capc = { .cc = &cc };
+	struct pa_checks c = { };
+	unsigned long zeroed;
+
+	pa_test_fill(page, HALF_ORDER, 0);
+	spin_lock_irq(&zone->lock);
+	zeroed = zone_page_state_snapshot(zone, NR_FREE_ZEROED);
+	/*
+	 * Capture serves user tasks in direct compaction; KUnit runs cases in
+	 * a kernel thread, which pretends not to be one for this one free
+	 * (interrupts off: nothing looks at it meanwhile).
+	 */
+	current->capture_control = &capc;
+	current->flags &= ~PF_KTHREAD;
+	pa_test_put(page, HALF_ORDER, true);
+	current->flags |= PF_KTHREAD;
+	current->capture_control = NULL;
+	pa_check(&c, capc.page == page);
+	pa_check(&c, !PageBuddy(page));
+	pa_check(&c, !PageZeroed(page));
+	pa_check(&c, zone_page_state_snapshot(zone, NR_FREE_ZEROED) == zeroed);
+	pa_check_marks(&c, zone);
+	pa_test_put(page, HALF_ORDER, false);
+	pa_test_put(page + (1 << HALF_ORDER), HALF_ORDER, false);
+	spin_unlock_irq(&zone->lock);
+	pa_test_end(test, &c, zone, page);
+#else
+	kunit_skip(test, "CONFIG_COMPACTION is off");
+#endif
+}
+
+/*
+ * Isolation: a zeroed pageblock moved to MIGRATE_ISOLATE and back keeps
+ * its mark; one cut out of a larger zeroed block loses the marks of both
+ * parts (split_large_buddy() frees the parts anew), which costs only a
+ * zeroing.
+ */
+static void pa_test_isolation(struct kunit *test)
+{
+#ifdef CONFIG_MEMORY_ISOLATION
+	struct zone *zone;
+	struct page *page = pa_test_start(test, &zone);
+	struct page *half = page + (1 << HALF_ORDER);
+	int mt = get_pageblock_migratetype(page);
+	struct pa_checks c = { };
+
+	pa_test_fill(page, TEST_ORDER, 0);
+	spin_lock_irq(&zone->lock);
+	pa_test_put(page, HALF_ORDER, true);
+	pa_check(&c, move_freepages_block_isolate(zone, page, MIGRATE_ISOLATE));
+	pa_check(&c, get_pageblock_migratetype(page) == MIGRATE_ISOLATE);
+	pa_check(&c, pa_test_free_block(page, HALF_ORDER));
+	pa_check(&c, PageZeroed(page));
+	pa_check_marks(&c, zone);
+	pa_check(&c, move_freepages_block_isolate(zone, page, mt));
+	pa_check(&c, PageZeroed(page));
+	pa_check_marks(&c, zone);
+
+	pa_test_put(half, HALF_ORDER, true);
+	pa_check(&c, pa_test_free_block(page, TEST_ORDER));
+	pa_check(&c, PageZeroed(page));
+	pa_check(&c, move_freepages_block_isolate(zone, half, MIGRATE_ISOLATE));
+	pa_check(&c, pa_test_free_block(page, HALF_ORDER));
+	pa_check(&c, pa_test_free_block(half, HALF_ORDER));
+	pa_check_marks(&c, zone);
+	pa_check(&c, move_freepages_block_isolate(zone, half, mt));
+	pa_check_marks(&c, zone);
+	/* Moving does not merge: merge the halves for pa_test_end(). */
+	if (pa_test_free_block(page, HALF_ORDER) && pa_test_free_block(half, HALF_ORDER)) {
+		del_page_from_free_list(page, zone, HALF_ORDER, mt);
+		del_page_from_free_list(half, zone, HALF_ORDER, mt);
+		pa_test_put(page, HALF_ORDER, false);
+		pa_test_put(half, HALF_ORDER, false);
+	}
+	spin_unlock_irq(&zone->lock);
+	pa_test_end(test, &c, zone, page);
+#else
+	kunit_skip(test, "CONFIG_MEMORY_ISOLATION is off");
+#endif
+}
+
+/*
+ * With pre-zeroing on: a movable __GFP_ZERO page comes from a zeroed
+ * block and reads zero; kernel __GFP_ZERO allocations (get_zeroed_page(),
+ * vzalloc()) and bulk allocations do not look for zeroed pages (review
+ * finding C1), read zero, and a bulk allocation is never short.
+ */
+static void pa_test_zeroed_allocations(struct kunit *test)
+{
+	bool was_on = hawkeye_prezero_enabled();
+	struct page *pages[32] = { };
+	struct pa_checks c = { };
+	struct zone *zone;
+	struct page *page = pa_test_start(test, &zone);
+	unsigned long addr, i, nr;
+	struct page *user;
+	u8 *v;
+
+	pa_test_fill(page, TEST_ORDER, 0);
+	spin_lock_irq(&zone->lock);
+	pa_test_put(page, TEST_ORDER, true);
+	spin_unlock_irq(&zone->lock);
+	if (!was_on)
+		static_branch_enable(&hawkeye_prezero_key);
+
+	user = alloc_pages(GFP_HIGHUSER_MOVABLE | __GFP_ZERO, 0);
+	KUNIT_EXPECT_NOT_NULL(test, user);
+	if (user) {
+		KUNIT_EXPECT_TRUE(test, pa_test_is_zero(user, 0));
+		KUNIT_EXPECT_FALSE(test, PageZeroed(user));
+		if (!was_on)
+			KUNIT_EXPECT_TRUE(test, user >= page && user < page + (1 << TEST_ORDER));
+		__free_page(user);
+	}
+
+	addr = get_zeroed_page(GFP_KERNEL);
+	KUNIT_EXPECT_NE(test, addr, 0UL);
+	if (addr) {
+		KUNIT_EXPECT_NULL(test, memchr_inv((void *)addr, 0, PAGE_SIZE));
+		free_page(addr);
+	}
+
+	v = vzalloc(SZ_1M);
+	KUNIT_EXPECT_NOT_NULL(test, v);
+	if (v) {
+		KUNIT_EXPECT_NULL(test, memchr_inv(v, 0, SZ_1M));
+		vfree(v);
+	}
+
+	nr = alloc_pages_bulk_array(GFP_HIGHUSER_MOVABLE | __GFP_ZERO, ARRAY_SIZE(pages), pages);
+	KUNIT_EXPECT_EQ(test, nr, ARRAY_SIZE(pages));
+	for (i = 0; i < nr; i++) {
+		KUNIT_EXPECT_TRUE(test, pa_test_is_zero(pages[i], 0));
+		KUNIT_EXPECT_FALSE(test, PageZeroed(pages[i]));
+		__free_page(pages[i]);
+	}
+
+	if (!was_on)
+		static_branch_disable(&hawkeye_prezero_key);
+	/* The block stays free memory, partly on pcp lists: not retaken. */
+	spin_lock_irq(&zone->lock);
+	pa_check_marks(&c, zone);
+	spin_unlock_irq(&zone->lock);
+	pa_report(test, &c);
+}
+
+static struct kunit_case hawkeye_page_alloc_cases[] = {
+	KUNIT_CASE(pa_test_merge),
+	KUNIT_CASE(pa_test_expand),
+	KUNIT_CASE(pa_test_steal),
+	KUNIT_CASE(pa_test_pcp),
+	KUNIT_CASE(pa_test_capture),
+	KUNIT_CASE(pa_test_isolation),
+	KUNIT_CASE(pa_test_zeroed_allocations),
+	{}
+};
+
+static struct kunit_suite hawkeye_page_alloc_suite = {
+	.name = "hawkeye-page-alloc",
+	.test_cases = hawkeye_page_alloc_cases,
+};
+kunit_test_suite(hawkeye_page_alloc_suite);
+
+#endif /* _MM_HAWKEYE_PAGE_ALLOC_KUNIT_H */
