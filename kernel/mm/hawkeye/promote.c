@@ -596,12 +596,17 @@ static bool promote_vma_eligible(struct vm_area_struct *vma)
  * at @addr, secondary MMUs' included. Returns how many were set, or -1
  * if the range is not mapped by a page table (not populated, or huge).
  * The access is kept for reclaim and idle page tracking.
+ *
+ * Secondary MMUs (KVM) are asked once for the whole range, not once per
+ * page (512 calls into KVM, each taking its MMU lock): an access they saw
+ * anywhere in it counts for every present page.
  */
 static int promote_young_ptes(struct vm_area_struct *vma, unsigned long addr)
 {
 	struct mm_struct *mm = vma->vm_mm;
 	pmd_t *pmd = mm_find_pmd(mm, addr);
 	int i, young = 0;
+	bool secondary;
 	spinlock_t *ptl;
 	pte_t *pte;
 
@@ -610,12 +615,13 @@ static int promote_young_ptes(struct vm_area_struct *vma, unsigned long addr)
 	pte = pte_offset_map_lock(mm, pmd, addr, &ptl);
 	if (!pte)
 		return -1;
+	secondary = mmu_notifier_clear_young(mm, addr, addr + HPAGE_PMD_SIZE);
 	for (i = 0; i < HPAGE_PMD_NR; i++, addr += PAGE_SIZE) {
 		pte_t ptent = ptep_get(pte + i);
 		struct folio *folio;
 
 		if (!pte_present(ptent) ||
-		    !ptep_clear_young_notify(vma, addr, pte + i))
+		    (!ptep_test_and_clear_young(vma, addr, pte + i) && !secondary))
 			continue;
 		young++;
 		folio = vm_normal_folio(vma, addr, ptent);

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * KUnit tests of HawkEye promotion, built into promote.c so that they
- * reach its static functions. The access_maps are built by hand: no mm.
+ * reach its static functions. The access_maps are built by hand, without
+ * an mm; the accessed-bit sampler runs on memory of a KUnit mm.
  */
 #ifndef _MM_HAWKEYE_PROMOTE_KUNIT_H
 #define _MM_HAWKEYE_PROMOTE_KUNIT_H
 
 #include <kunit/test.h>
+#include <linux/mman.h>
+#include <linux/uaccess.h>
 
 static void promote_test_bucket(struct kunit *test)
 {
@@ -440,6 +443,71 @@ static void promote_test_policy_names(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hawkeye_promote_parse_policy("[linux]"), -EINVAL);
 }
 
+#ifdef CONFIG_MMU_NOTIFIER
+/* A secondary MMU that counts its clear_young calls and saw every access. */
+struct promote_test_mmu {
+	struct mmu_notifier mn;
+	int calls;
+	unsigned long start, end;
+};
+
+static int promote_test_clear_young(struct mmu_notifier *mn, struct mm_struct *mm,
+				    unsigned long start, unsigned long end)
+{
+	struct promote_test_mmu *t = container_of(mn, struct promote_test_mmu, mn);
+
+	t->calls++;
+	t->start = start;
+	t->end = end;
+	return 1;
+}
+
+static const struct mmu_notifier_ops promote_test_mmu_ops = {
+	.clear_young = promote_test_clear_young,
+};
+
+static int promote_test_young(unsigned long addr)
+{
+	struct vm_area_struct *vma;
+	int young = -1;
+
+	mmap_read_lock(current->mm);
+	vma = vma_lookup(current->mm, addr);
+	if (vma)
+		young = promote_young_ptes(vma, addr);
+	mmap_read_unlock(current->mm);
+	return young;
+}
+
+/*
+ * Coverage counts the pages accessed, once; a secondary MMU is asked once
+ * per 2 MB region (review finding C3), and its access counts for all.
+ */
+static void promote_test_young_ptes(struct kunit *test)
+{
+	struct promote_test_mmu t = { .mn.ops = &promote_test_mmu_ops };
+	unsigned long uaddr, addr, i;
+
+	uaddr = kunit_vm_mmap(test, NULL, 0, 2 * HPAGE_PMD_SIZE, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(uaddr));
+	addr = ALIGN(uaddr, HPAGE_PMD_SIZE);
+	KUNIT_ASSERT_EQ(test, do_madvise(current->mm, addr, HPAGE_PMD_SIZE, MADV_NOHUGEPAGE), 0);
+	for (i = 0; i < HPAGE_PMD_NR; i++)
+		KUNIT_ASSERT_EQ(test, put_user(1, (char __user *)addr + i * PAGE_SIZE), 0);
+
+	KUNIT_EXPECT_EQ(test, promote_test_young(addr), HPAGE_PMD_NR);
+	KUNIT_EXPECT_EQ(test, promote_test_young(addr), 0);
+
+	KUNIT_ASSERT_EQ(test, mmu_notifier_register(&t.mn, current->mm), 0);
+	KUNIT_EXPECT_EQ(test, promote_test_young(addr), HPAGE_PMD_NR);
+	mmu_notifier_unregister(&t.mn, current->mm);
+	KUNIT_EXPECT_EQ(test, t.calls, 1);
+	KUNIT_EXPECT_EQ(test, t.start, addr);
+	KUNIT_EXPECT_EQ(test, t.end, addr + HPAGE_PMD_SIZE);
+}
+#endif
+
 static struct kunit_case promote_test_cases[] = {
 	KUNIT_CASE(promote_test_bucket),
 	KUNIT_CASE(promote_test_ema),
@@ -451,6 +519,9 @@ static struct kunit_case promote_test_cases[] = {
 	KUNIT_CASE(promote_test_pmu_band),
 	KUNIT_CASE(promote_test_pmu_fallback),
 	KUNIT_CASE(promote_test_policy_names),
+#ifdef CONFIG_MMU_NOTIFIER
+	KUNIT_CASE(promote_test_young_ptes),
+#endif
 	{}
 };
 
