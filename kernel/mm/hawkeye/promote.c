@@ -591,6 +591,17 @@ static bool promote_vma_eligible(struct vm_area_struct *vma)
 				       PMD_ORDER);
 }
 
+/* Test and clear the accessed bits of secondary MMUs over [@start, @end). */
+static bool promote_secondary_young(struct mm_struct *mm, unsigned long start,
+				    unsigned long end)
+{
+#ifdef CONFIG_MMU_NOTIFIER
+	return mmu_notifier_clear_young(mm, start, end);
+#else
+	return false;	/* no stub for this one in mmu_notifier.h */
+#endif
+}
+
 /*
  * Test and clear the accessed bits of the base pages mapped at the 2 MB
  * at @addr, secondary MMUs' included. Returns how many were set, or -1
@@ -615,7 +626,7 @@ static int promote_young_ptes(struct vm_area_struct *vma, unsigned long addr)
 	pte = pte_offset_map_lock(mm, pmd, addr, &ptl);
 	if (!pte)
 		return -1;
-	secondary = mmu_notifier_clear_young(mm, addr, addr + HPAGE_PMD_SIZE);
+	secondary = promote_secondary_young(mm, addr, addr + HPAGE_PMD_SIZE);
 	for (i = 0; i < HPAGE_PMD_NR; i++, addr += PAGE_SIZE) {
 		pte_t ptent = ptep_get(pte + i);
 		struct folio *folio;
