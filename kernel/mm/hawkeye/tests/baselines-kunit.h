@@ -8,6 +8,7 @@
 #define _MM_HAWKEYE_BASELINES_KUNIT_H
 
 #include <kunit/test.h>
+#include <linux/mman.h>
 
 static void base_test_fmfi(struct kunit *test)
 {
@@ -183,6 +184,54 @@ static void base_test_policy_names(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, hawkeye_policy_is_base(HAWKEYE_POLICY_LINUX));
 }
 
+/* The FreeBSD reservation's pages mapped so far, from the vm events. */
+static unsigned long base_test_reserve_pages(struct kunit *test)
+{
+	unsigned long *events, n;
+
+	events = kunit_kcalloc(test, NR_VM_EVENT_ITEMS, sizeof(*events), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, events);
+	all_vm_events(events);
+	n = events[HAWKEYE_FREEBSD_RESERVE_PAGES];
+	kunit_kfree(test, events);
+	return n;
+}
+
+/*
+ * A reservation maps none of its pages into an address space the OOM
+ * reaper has begun to tear down (MMF_UNSTABLE): the fault is SIGBUS, as
+ * do_anonymous_page()'s (review finding A2).
+ */
+static void base_test_reserve_unstable(struct kunit *test)
+{
+	enum hawkeye_policy old = hawkeye_promote_get_policy();
+	unsigned long uaddr, addr, pages;
+	struct mm_struct *mm;
+	int err;
+
+	uaddr = kunit_vm_mmap(test, NULL, 0, 2 * HPAGE_PMD_SIZE, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(uaddr));
+	mm = current->mm;
+	addr = ALIGN(uaddr, HPAGE_PMD_SIZE);
+	KUNIT_ASSERT_EQ(test, do_madvise(mm, addr, HPAGE_PMD_SIZE, MADV_HUGEPAGE), 0);
+	KUNIT_ASSERT_EQ(test, hawkeye_promote_set_policy(HAWKEYE_POLICY_FREEBSD), 0);
+
+	/* The reservation, then a page of it: both from the reservation. */
+	pages = base_test_reserve_pages(test);
+	KUNIT_EXPECT_EQ(test, put_user(1, (char __user *)addr), 0);
+	KUNIT_EXPECT_EQ(test, put_user(1, (char __user *)addr + PAGE_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, base_test_reserve_pages(test), pages + 2);
+
+	set_bit(MMF_UNSTABLE, &mm->flags);
+	err = put_user(1, (char __user *)addr + 2 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, err, -EFAULT);
+	KUNIT_EXPECT_EQ(test, base_test_reserve_pages(test), pages + 2);
+	clear_bit(MMF_UNSTABLE, &mm->flags);
+
+	hawkeye_promote_set_policy(old);
+}
+
 static struct kunit_case base_test_cases[] = {
 	KUNIT_CASE(base_test_fmfi),
 	KUNIT_CASE(base_test_metric),
@@ -190,6 +239,7 @@ static struct kunit_case base_test_cases[] = {
 	KUNIT_CASE(base_test_pick),
 	KUNIT_CASE(base_test_knobs),
 	KUNIT_CASE(base_test_policy_names),
+	KUNIT_CASE(base_test_reserve_unstable),
 	{}
 };
 
