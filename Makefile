@@ -1,5 +1,5 @@
 # hawkeye: the two commands are `make demo` and `make test`; see README.md.
-.PHONY: demo test test-host kernel deb kernel-tree kernel-export checkpatch clean help
+.PHONY: demo test test-host soak kernel deb kernel-tree kernel-export checkpatch clean help
 
 demo:
 	scripts/setup-host
@@ -10,6 +10,16 @@ test:
 
 test-host:
 	scripts/setup-host && python3 tests/run.py --host-only
+
+# The stress-ng soak (tests/guest/soak.sh) for SOAK_MINUTES, on the debug
+# kernel (KASAN, kmemleak, lockdep) in a two-node guest, every mechanism on.
+SOAK_MINUTES ?= 60
+SOAK_FLAVOUR ?= debug
+soak:
+	scripts/setup-host
+	scripts/vm-run --flavour $(SOAK_FLAVOUR) --nodes 2 --mem 2G --swap 1G \
+		--timeout $$(($(SOAK_MINUTES) * 60 + 900)) \
+		-- tests/guest/soak.sh $$(($(SOAK_MINUTES) * 60))
 
 kernel:
 	scripts/build-kernel --flavour debug

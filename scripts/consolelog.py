@@ -16,6 +16,7 @@ PROBLEM_PATTERNS = [
     r"\bUBSAN: ",
     r"\bKASAN: ",
     r"page dumped because",
+    r"kmemleak: \d+ new suspected memory leaks",
 ]
 _PROBLEM = re.compile("|".join(f"(?:{p})" for p in PROBLEM_PATTERNS))
 

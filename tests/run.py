@@ -34,20 +34,25 @@ UPSTREAM = [
 GUEST_TEST_LIMIT = 600
 
 # The boots: (group suffix, flavour, kernel arguments, our tests ("*": all
-# but GUEST_TESTS_ELSEWHERE; or the names), upstream tests, vm-run options). The debug kernel, HawkEye off as at boot, runs our tests and the
-# upstream ones under DEBUG_VM and lockdep. The release kernel runs the
-# upstream tests again with pre-zeroing and bloat recovery on: HawkEye on
-# must not change what upstream sees. split_huge_page_test runs only there:
-# its 4 million one-byte write()s take about 15 minutes on the debug kernel
-# under TCG. (Policy hawkeye-g is not on there: under it khugepaged leaves
-# anonymous memory to HawkEye, which upstream's khugepaged test would see.)
-# The debug boot has a disk QEMU throttles (an O_DIRECT read stays in
-# flight); the release boot also has a virtio-balloon with free page reporting, and
-# runs the test of pre-zeroing beside it.
+# but GUEST_TESTS_ELSEWHERE; or the names), upstream tests, the stress-ng
+# soak's seconds (0: none), vm-run options).
+# The debug kernel (KASAN, KFENCE, kmemleak, lockdep, DEBUG_VM; HawkEye off
+# as at boot) runs our tests, a bounded stress-ng soak with every mechanism
+# on, and upstream's, in a two-node guest (one zeroing thread per node),
+# with a disk QEMU throttles (an O_DIRECT read stays in flight). The
+# release kernel runs the upstream tests again with pre-zeroing and bloat
+# recovery on, single-node: HawkEye on must not change what upstream sees.
+# split_huge_page_test runs only there: its 4 million one-byte write()s
+# take about 15 minutes on the debug kernel under TCG. (Policy hawkeye-g is
+# not on there: under it khugepaged leaves anonymous memory to HawkEye,
+# which upstream's khugepaged test would see.) The release boot also has a
+# virtio-balloon with free page reporting, and runs the test of
+# pre-zeroing beside it.
 BOOTS = [
-    ("", "debug", [], "*", ["khugepaged", "cow", "transhuge-stress"], ["--slow-disk"]),
+    ("", "debug", [], "*", ["khugepaged", "cow", "transhuge-stress"], 180,
+     ["--slow-disk", "--nodes", "2"]),
     ("+hawkeye", "release", ["hawkeye_prezero=1", "hawkeye_debloat=1"], ("reporting",),
-     [name for name, _, _ in UPSTREAM], ["--balloon"]),
+     [name for name, _, _ in UPSTREAM], 0, ["--balloon"]),
 ]
 # Guest tests that only the boots naming them run.
 GUEST_TESTS_ELSEWHERE = ("reporting", "hibernate")
@@ -93,11 +98,14 @@ def build_guest_tests():
     return built
 
 
-def write_manifest(tag, guest_tests, upstream):
+def write_manifest(tag, guest_tests, upstream, soak_s):
     path = os.path.join(OUT, f"manifest{tag}")
     with open(path, "w") as f:
         for exe in guest_tests:
             f.write(f"hawkeye/{os.path.basename(exe)} {GUEST_TEST_LIMIT} {exe}\n")
+        if soak_s:
+            f.write(f"soak/stress-ng {soak_s + 300} "
+                    f"{os.path.join(REPO, 'tests', 'guest', 'soak.sh')} {soak_s}\n")
         for name, limit, args in UPSTREAM:
             if name in upstream:
                 f.write(f"upstream{tag}/{name} {limit} {os.path.join(SELFTESTS, name)} {args}\n")
@@ -251,11 +259,11 @@ def main(argv):
         images = {flavour: build_kernel(flavour) for flavour in ("debug", "release")}
         build_upstream_selftests()
         guest_tests = build_guest_tests()
-        for tag, flavour, append, ours, upstream, vm_args in BOOTS:
+        for tag, flavour, append, ours, upstream, soak_s, vm_args in BOOTS:
             mine = [exe for exe in guest_tests
                     if (ours == "*" and os.path.basename(exe) not in GUEST_TESTS_ELSEWHERE)
                     or os.path.basename(exe) in ours]
-            manifest = write_manifest(tag, mine, upstream)
+            manifest = write_manifest(tag, mine, upstream, soak_s)
             groups += run_boot(tag, images[flavour], append, manifest, vm_args)
         for exe in guest_tests:
             if os.path.basename(exe) in GUEST_TESTS_ALONE:

@@ -364,7 +364,8 @@ TEST_F(baselines, faults_map_base_pages)
 TEST_F_TIMEOUT(baselines, freebsd_pressure_breaks_reservations, 300)
 {
 	long free_kb, split0 = vmstat("thp_split_page"), used_after;
-	size_t nres, len, plen;
+	size_t nres, len, plen, made = 0;
+	bool *reserved;
 	int broken = 0;
 	char *p, *q;
 
@@ -378,10 +379,20 @@ TEST_F_TIMEOUT(baselines, freebsd_pressure_breaks_reservations, 300)
 	ASSERT_NE(NULL, p);
 	for (size_t r = 0; r < nres; r++)
 		touch(p, r, 7, 8, 21);
-	TH_LOG("%zu reservations: MemFree %ld -> %ld kB, Rss %ld kB", nres,
+	/*
+	 * A reservation is taken on the faulting CPU's node only, as any THP
+	 * under the default policy: with two nodes, a node can run out first.
+	 */
+	reserved = calloc(nres, sizeof(*reserved));
+	ASSERT_NE(NULL, reserved);
+	for (size_t r = 0; r < nres; r++) {
+		reserved[r] = is_thp(0, (unsigned long)p + r * HPAGE_SZ + 7 * PAGE_SZ);
+		made += reserved[r];
+	}
+	TH_LOG("%zu of %zu reservations made: MemFree %ld -> %ld kB, Rss %ld kB", made, nres,
 	       free_kb, meminfo_kb("MemFree"), smaps_kb(p, "Rss"));
-	EXPECT_LT(meminfo_kb("MemFree"), free_kb - (long)nres * 1024);
-	EXPECT_TRUE(is_thp(0, (unsigned long)p + 7 * PAGE_SZ));
+	EXPECT_LT(meminfo_kb("MemFree"), free_kb - (long)made * 1024);
+	EXPECT_LT(nres / 4, made);
 
 	/* As much again, in base pages: more than is free. */
 	plen = (size_t)(free_kb * 6 / 10) * 1024;
@@ -392,16 +403,17 @@ TEST_F_TIMEOUT(baselines, freebsd_pressure_breaks_reservations, 300)
 	for (size_t i = 0; i < plen; i += PAGE_SZ)
 		q[i] = 1;
 	for (size_t r = 0; r < nres; r++)
-		broken += !is_thp(0, (unsigned long)p + r * HPAGE_SZ + 7 * PAGE_SZ);
+		broken += reserved[r] && !is_thp(0, (unsigned long)p + r * HPAGE_SZ + 7 * PAGE_SZ);
 	used_after = meminfo_kb("MemFree");
 	TH_LOG("after %zu MB more: %d of %zu reservations broken, thp_split_page +%ld, MemFree %ld kB",
-	       plen / MB, broken, nres, vmstat("thp_split_page") - split0,
+	       plen / MB, broken, made, vmstat("thp_split_page") - split0,
 	       used_after);
-	EXPECT_GT(broken, (int)(nres / 10));
+	EXPECT_GT(broken, (int)(made / 10));
 	EXPECT_GE(vmstat("thp_split_page") - split0, broken);
 	for (size_t r = 0; r < nres; r++) {
 		ASSERT_TRUE(touched_intact(p, r, 7, 8, 21)) TH_LOG("region %zu", r);
 	}
+	free(reserved);
 	munmap(q, plen);
 	munmap(p, len);
 }

@@ -3,6 +3,7 @@
 #ifndef HAWKEYE_TEST_H
 #define HAWKEYE_TEST_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -67,6 +68,26 @@ static inline long sysfs_read_long(const char *path)
 	char buf[64];
 
 	return read_file(path, buf, sizeof(buf)) ? -1 : atol(buf);
+}
+
+/* The pid of the process (kernel thread) called @comm, or 0. */
+static inline pid_t kthread_pid(const char *comm)
+{
+	DIR *dir = opendir("/proc");
+	struct dirent *d;
+	pid_t pid = 0;
+
+	while (dir && !pid && (d = readdir(dir))) {
+		char path[288], buf[32];
+
+		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
+		if (!read_file(path, buf, sizeof(buf)) &&
+		    !strncmp(buf, comm, strlen(comm)) && buf[strlen(comm)] == '\n')
+			pid = atoi(d->d_name);
+	}
+	if (dir)
+		closedir(dir);
+	return pid;
 }
 
 static inline void sleep_ms(long ms)

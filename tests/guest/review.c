@@ -748,22 +748,6 @@ static char *map_sampled(size_t len)
 	return p;
 }
 
-/* The pid of the kernel thread named @comm, or 0. */
-static int kthread_pid(const char *comm)
-{
-	char path[64], buf[64];
-
-	for (int pid = 2; pid < 32768; pid++) {
-		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-		if (read_file(path, buf, sizeof(buf)))
-			continue;
-		buf[strcspn(buf, "\n")] = '\0';
-		if (!strcmp(buf, comm))
-			return pid;
-	}
-	return 0;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;

@@ -48,3 +48,10 @@ while read -r name limit cmd; do
 	rc=$?
 	echo "### END $name rc=$rc secs=$(($(date +%s) - start))"
 done <"$manifest"
+
+# Leaks, after everything ran (debug kernel: kmemleak).
+echo "### BEGIN kmemleak/scan"
+start=$(date +%s)
+"$(dirname "$0")/kmemleak.sh"
+rc=$?
+echo "### END kmemleak/scan rc=$rc secs=$(($(date +%s) - start))"

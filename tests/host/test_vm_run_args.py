@@ -34,3 +34,21 @@ def test_resume_needs_a_swap_image(tmp_path):
     assert r.returncode == 2 and "--swap-image" in r.stderr
     r = vm_run("--swap-image", str(tmp_path / "none.img"), "--resume", "--", "true")
     assert r.returncode == 2 and "no such image" in r.stderr
+
+
+def test_nodes_must_fit_cpus_and_memory():
+    r = vm_run("--nodes", "3", "--cpus", "2", "--", "true")
+    assert r.returncode == 2 and "--nodes" in r.stderr
+    r = vm_run("--nodes", "3", "--cpus", "3", "--mem", "1G", "--", "true")
+    assert r.returncode == 2 and "evenly" in r.stderr
+
+
+def test_numa_split():
+    import importlib.machinery
+    import importlib.util
+    loader = importlib.machinery.SourceFileLoader("vm_run", VM_RUN)
+    spec = importlib.util.spec_from_loader("vm_run", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    assert mod.numa_args("2G", 2, 2) == ["--numa", "1024M,cpus=0-0", "--numa", "1024M,cpus=1-1"]
+    assert mod.numa_args("4G", 4, 2) == ["--numa", "2048M,cpus=0-1", "--numa", "2048M,cpus=2-3"]

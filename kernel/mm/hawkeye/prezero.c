@@ -20,6 +20,7 @@
 #include <linux/highmem.h>
 #include <linux/hrtimer.h>
 #include <linux/huge_mm.h>
+#include <linux/kasan.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
@@ -238,6 +239,8 @@ static const char *prezero_unsupported(void)
 		return "page poisoning writes free pages";
 	if (debug_pagealloc_enabled_static())
 		return "debug_pagealloc unmaps free pages";
+	if (kasan_hw_tags_enabled())
+		return "hardware tag-based KASAN zeroes pages as it tags them";
 	return NULL;
 }
 

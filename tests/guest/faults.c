@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fault injection (debug kernel): slab allocations and huge page
+ * allocations fail at random in HawkEye's kernel threads and in a process
+ * that keeps forking, while pre-zeroing, bloat recovery and promotion all
+ * run and the policy changes under them. Nothing may crash (vm-run reads
+ * the console) or leak (make test's kmemleak scan at the end of the boot),
+ * every process still alive is registered again once allocations succeed,
+ * and the counters of the failures move.
+ */
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "hawkeye_test.h"
+
+#define DEBUGFS "/sys/kernel/debug/"
+#define HAWKEYE "/sys/kernel/mm/hawkeye/"
+#define PROMOTE HAWKEYE "promote/"
+#define KEPT 4			/* children kept alive through the injection */
+#define WORK_MB 32
+
+static int fault_attr(const char *what, const char *attr, const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), DEBUGFS "%s/%s", what, attr);
+	return sysfs_write(path, val);
+}
+
+/*
+ * @what (failslab or fail_page_alloc) fails @pct percent of the
+ * allocations of tasks marked make-it-fail, wherever they are made.
+ */
+static int inject(const char *what, const char *pct)
+{
+	static const char *const attrs[][2] = {
+		{ "interval", "1" }, { "times", "-1" }, { "verbose", "0" },
+		{ "space", "0" }, { "task-filter", "Y" }, { "ignore-gfp-wait", "N" },
+		{ "require-start", "0" }, { "require-end", "18446744073709551615" },
+		{ "reject-start", "0" }, { "reject-end", "0" },
+	};
+
+	for (unsigned int i = 0; i < NR(attrs); i++)
+		if (fault_attr(what, attrs[i][0], attrs[i][1]))
+			return -1;
+	return fault_attr(what, "probability", pct);
+}
+
+static int make_it_fail(pid_t pid, bool on)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/make-it-fail", pid);
+	return sysfs_write(path, on ? "1" : "0");
+}
+
+/* Marks HawkEye's threads as they are now (a policy switch makes anew). */
+static int mark_threads(bool on)
+{
+	static const char *const names[] = {
+		"hawkeye_zerod0", "hawkeye_zerod1", "hawkeye_debloatd", "hawkeye_promoted",
+	};
+	int marked = 0;
+
+	for (unsigned int i = 0; i < NR(names); i++) {
+		pid_t pid = kthread_pid(names[i]);
+
+		marked += pid && !make_it_fail(pid, on);
+	}
+	return marked;
+}
+
+/* Base pages that HawkEye-G may promote (THP only by MADV_HUGEPAGE). */
+static char *map_promotable(size_t len)
+{
+	char *p = map_aligned(len);
+
+	if (!p)
+		return NULL;
+	madvise(p, len, MADV_NOHUGEPAGE);
+	for (size_t i = 0; i < len; i += PAGE_SZ)
+		p[i] = 1;
+	madvise(p, len, MADV_HUGEPAGE);
+	return p;
+}
+
+/*
+ * The forking process (marked, so its forks and faults fail too): forks
+ * children that touch WORK_MB and exit, keeping KEPT of them alive, until
+ * SIGTERM; reports the kept children's pids on @out, then waits for SIGKILL.
+ */
+static void forker(int out, double secs)
+{
+	char *p = map_promotable(WORK_MB * MB);
+	pid_t kept[KEPT] = { 0 };
+	double end = now_s() + secs;
+	int n = 0;
+
+	while (now_s() < end) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			continue;	/* failed for want of memory: on */
+		if (!pid) {
+			for (size_t i = 0; p && i < WORK_MB * MB; i += PAGE_SZ)
+				p[i]++;
+			if (n % 16)
+				_exit(0);
+			for (;;)
+				pause();
+		}
+		if (n % 16 == 0 && !kept[n / 16 % KEPT])
+			kept[n / 16 % KEPT] = pid;
+		else if (n % 16 == 0)
+			kill(pid, SIGKILL);
+		n++;
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+	}
+	if (write(out, kept, sizeof(kept)) != sizeof(kept))
+		_exit(1);
+	for (;;)
+		pause();
+}
+
+FIXTURE(faults) {};
+
+FIXTURE_SETUP(faults)
+{
+	if (access(DEBUGFS "fail_page_alloc", F_OK))
+		SKIP(return, "no fault injection (CONFIG_FAIL_PAGE_ALLOC)");
+	ASSERT_EQ(0, sysfs_write(THP_SYSFS "enabled", "madvise"));
+	ASSERT_EQ(0, sysfs_write(HAWKEYE "prezero/rate", "0"));
+	ASSERT_EQ(0, sysfs_write(HAWKEYE "prezero/enabled", "1"));
+	/* Memory in use is always above 2 %: recovery never stops. */
+	ASSERT_EQ(0, sysfs_write(HAWKEYE "debloat/low_pct", "1"));
+	ASSERT_EQ(0, sysfs_write(HAWKEYE "debloat/high_pct", "2"));
+	ASSERT_EQ(0, sysfs_write(HAWKEYE "debloat/enabled", "1"));
+	ASSERT_EQ(0, sysfs_write(PROMOTE "sample_window_ms", "100"));
+	ASSERT_EQ(0, sysfs_write(PROMOTE "scan_period_ms", "500"));
+	ASSERT_EQ(0, sysfs_write(PROMOTE "sleep_ms", "100"));
+	ASSERT_EQ(0, sysfs_write(PROMOTE "policy", "hawkeye-g"));
+}
+
+FIXTURE_TEARDOWN(faults)
+{
+	fault_attr("failslab", "probability", "0");
+	fault_attr("fail_page_alloc", "probability", "0");
+	mark_threads(false);
+	sysfs_write(PROMOTE "policy", "linux");
+	sysfs_write(HAWKEYE "debloat/enabled", "0");
+	sysfs_write(HAWKEYE "prezero/enabled", "0");
+}
+
+TEST_F_TIMEOUT(faults, failing_allocations_crash_nothing_and_unregister_no_one, 300)
+{
+	static const char *const policies[] = { "ingens", "freebsd", "hawkeye-pmu", "hawkeye-g" };
+	long register_failed = vmstat("hawkeye_promote_register_failed");
+	long promote_failed = vmstat("hawkeye_promote_failed");
+	const double secs = 40;
+	pid_t pid, kept[KEPT];
+	int fds[2], i;
+	double end;
+
+	ASSERT_EQ(0, pipe(fds));
+	/* 2 % of slab allocations fail: most forks get through. */
+	ASSERT_EQ(0, inject("failslab", "2"));
+	/* Half the huge page allocations: promotion and THP faults. */
+	ASSERT_EQ(0, inject("fail_page_alloc", "50"));
+	ASSERT_EQ(0, fault_attr("fail_page_alloc", "min-order", "9"));
+	ASSERT_EQ(0, fault_attr("fail_page_alloc", "ignore-gfp-highmem", "N"));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		make_it_fail(getpid(), true);
+		forker(fds[1], secs);
+	}
+	/* The policy changes every 5 s: its thread is made anew, marked again. */
+	for (i = 0, end = now_s() + secs; now_s() < end; i++) {
+		EXPECT_LE(3, mark_threads(true));
+		sleep(5);
+		if (i % 2)
+			sysfs_write(PROMOTE "policy", policies[i / 2 % NR(policies)]);
+	}
+	ASSERT_EQ(sizeof(kept), read(fds[0], kept, sizeof(kept)));
+	fault_attr("failslab", "probability", "0");
+	fault_attr("fail_page_alloc", "probability", "0");
+	mark_threads(false);
+	make_it_fail(pid, false);
+	ASSERT_EQ(0, sysfs_write(PROMOTE "policy", "hawkeye-g"));
+
+	TH_LOG("registrations failed: %ld, promotions failed: %ld",
+	       vmstat("hawkeye_promote_register_failed") - register_failed,
+	       vmstat("hawkeye_promote_failed") - promote_failed);
+	EXPECT_LT(register_failed, vmstat("hawkeye_promote_register_failed"));
+	EXPECT_LT(promote_failed, vmstat("hawkeye_promote_failed"));
+	/* Everyone alive is sampled again, whatever failed on the way. */
+	for (i = 0; i < KEPT; i++) {
+		long samples = 0;
+
+		if (!kept[i])
+			continue;
+		for (end = now_s() + 30; samples < 1 && now_s() < end; sleep_ms(200))
+			samples = proc_hawkeye(kept[i], "samples");
+		EXPECT_LE(1, samples) TH_LOG("child %d never sampled", kept[i]);
+		kill(kept[i], SIGKILL);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+TEST_HARNESS_MAIN
