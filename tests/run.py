@@ -49,7 +49,7 @@ GUEST_TEST_LIMIT = 600
 # virtio-balloon with free page reporting, and runs the test of
 # pre-zeroing beside it.
 BOOTS = [
-    ("", "debug", [], "*", ["khugepaged", "cow", "transhuge-stress"], 180,
+    ("", "debug", [], "*", ["khugepaged", "cow", "transhuge-stress"], 120,
      ["--slow-disk", "--nodes", "2"]),
     ("+hawkeye", "release", ["hawkeye_prezero=1", "hawkeye_debloat=1"], ("reporting",),
      [name for name, _, _ in UPSTREAM], 0, ["--balloon"]),

@@ -53,7 +53,7 @@ done
 log=/tmp/soak-stress-ng.log
 start=$(date +%s)
 # shellcheck disable=SC2086
-(ulimit -d 524288 && exec stress-ng $args --vm-bytes 64M --mmap-bytes 8M \
+(ulimit -d 524288 && exec stress-ng $args --vm-bytes 64M --mmap-bytes 2M \
 	--mremap-bytes 16M --memfd-bytes 8M --userfaultfd-bytes 16M \
 	--verify --timeout "${secs}s" --metrics-brief) >$log 2>&1
 rc=$?
