@@ -8,6 +8,7 @@
 # A test still running at its timeout is killed: rc=124.
 set -u
 manifest=$1
+here=$(cd "$(dirname "$0")" && pwd)
 
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 mountpoint -q /sys/kernel/tracing || mount -t tracefs none /sys/kernel/tracing 2>/dev/null
@@ -52,6 +53,6 @@ done <"$manifest"
 # Leaks, after everything ran (debug kernel: kmemleak).
 echo "### BEGIN kmemleak/scan"
 start=$(date +%s)
-"$(dirname "$0")/kmemleak.sh"
+"$here/kmemleak.sh"
 rc=$?
 echo "### END kmemleak/scan rc=$rc secs=$(($(date +%s) - start))"
