@@ -151,7 +151,7 @@ def run_boot(tag, image, append, manifest, vm_args):
     rows = []
     console = os.path.join(OUT, f"console{tag}.log")
     cmd = [os.path.join(REPO, "scripts", "vm-run"), "--kernel", image, "--mem", "2G",
-           "--cpus", "2", "--swap", "1G", "--log", console, "--timeout", "3000"] + vm_args
+           "--cpus", "2", "--swap", "1G", "--log", console, "--timeout", "4500"] + vm_args
     cmd += [f"--append={arg}" for arg in append]
     cmd += ["--", os.path.join(REPO, "tests", "guest", "run-in-guest.sh"), manifest]
     print("+", " ".join(cmd), flush=True)
