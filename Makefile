@@ -1,5 +1,5 @@
 # hawkeye: the two commands are `make demo` and `make test`; see README.md.
-.PHONY: demo test test-host soak kernel deb kernel-tree kernel-export checkpatch clean help
+.PHONY: demo test test-host test-deb soak kernel deb kernel-tree kernel-export checkpatch clean help
 
 demo:
 	scripts/setup-host
@@ -11,6 +11,11 @@ test:
 test-host:
 	scripts/setup-host && python3 tests/run.py --host-only
 
+# The packaged kernel (make deb) runs the guest tests, hibernation and the
+# soak: not in make test, its build takes about 25 minutes.
+test-deb:
+	python3 tests/run.py --deb
+
 # The stress-ng soak (tests/guest/soak.sh) for SOAK_MINUTES, on the debug
 # kernel (KASAN, kmemleak, lockdep) in a two-node guest, every mechanism on.
 SOAK_MINUTES ?= 60
@@ -19,7 +24,7 @@ soak:
 	scripts/setup-host
 	scripts/vm-run --flavour $(SOAK_FLAVOUR) --nodes 2 --mem 2G --swap 1G \
 		--timeout $$(($(SOAK_MINUTES) * 60 + 900)) \
-		-- tests/guest/soak.sh $$(($(SOAK_MINUTES) * 60))
+		-- tests/guest/soak.sh --kmemleak $$(($(SOAK_MINUTES) * 60))
 
 kernel:
 	scripts/build-kernel --flavour debug

@@ -2,8 +2,9 @@
 /*
  * Fault injection (debug kernel): slab allocations and huge page
  * allocations fail at random in HawkEye's kernel threads and in a process
- * that keeps forking, while pre-zeroing, bloat recovery and promotion all
- * run and the policy changes under them. Nothing may crash (vm-run reads
+ * that keeps forking, then allocations of every order in the threads
+ * alone, while pre-zeroing, bloat recovery and promotion all run and the
+ * policy changes under them. Nothing may crash (vm-run reads
  * the console) or leak (make test's kmemleak scan at the end of the boot),
  * every process still alive is registered again once allocations succeed,
  * and the counters of the failures move.
@@ -184,10 +185,20 @@ TEST_F_TIMEOUT(faults, failing_allocations_crash_nothing_and_unregister_no_one, 
 			sysfs_write(PROMOTE "policy", policies[i / 2 % NR(policies)]);
 	}
 	ASSERT_EQ(sizeof(kept), read(fds[0], kept, sizeof(kept)));
+	/*
+	 * Then allocations of every order fail, a tenth of them, in the
+	 * threads only (a forking process failing base page faults would
+	 * only meet the OOM killer): page tables of a split or a collapse.
+	 */
+	make_it_fail(pid, false);
+	ASSERT_EQ(0, fault_attr("fail_page_alloc", "min-order", "0"));
+	ASSERT_EQ(0, fault_attr("fail_page_alloc", "probability", "10"));
+	ASSERT_EQ(0, fault_attr("failslab", "probability", "10"));
+	for (end = now_s() + 15; now_s() < end; sleep(5))
+		EXPECT_LE(3, mark_threads(true));
 	fault_attr("failslab", "probability", "0");
 	fault_attr("fail_page_alloc", "probability", "0");
 	mark_threads(false);
-	make_it_fail(pid, false);
 	ASSERT_EQ(0, sysfs_write(PROMOTE "policy", "hawkeye-g"));
 
 	TH_LOG("registrations failed: %ld, promotions failed: %ld",

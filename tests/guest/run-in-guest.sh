@@ -48,6 +48,8 @@ while read -r name limit cmd; do
 	timeout -k 10 "$limit" $cmd </dev/null 2>&1
 	rc=$?
 	echo "### END $name rc=$rc secs=$(($(date +%s) - start))"
+	# What a test leaves behind for the next: memory and swap in use.
+	echo "### after $name:" $(grep -E '^(MemFree|SwapFree|AnonPages|Shmem):' /proc/meminfo)
 done <"$manifest"
 
 # Leaks, after everything ran (debug kernel: kmemleak).
