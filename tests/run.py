@@ -123,7 +123,8 @@ def run_alone(image, exe):
     name = os.path.basename(exe)
     swap = os.path.join(OUT, f"swap+{name}.img")
     vm_run = [os.path.join(REPO, "scripts", "vm-run"), "--kernel", image, "--mem", "2G",
-              "--cpus", "2", "--timeout", "900", "--swap-image", swap]
+              "--cpus", "2", "--timeout", "900", "--swap-image", swap,
+              "--append=kunit.enable=0"]  # the debug boot ran KUnit
     out, status = "", 0
     for boot, args in (("", ["--swap", "1G", "--", exe]), ("-resume", ["--resume", "--", "false"])):
         console = os.path.join(OUT, f"console+{name}{boot}.log")
@@ -165,7 +166,7 @@ def run_deb():
     guest_tests = build_guest_tests()
     mine = [exe for exe in guest_tests if os.path.basename(exe) not in GUEST_TESTS_ALONE]
     manifest = write_manifest("+deb", mine, [], DEB_SOAK_S)
-    rows = run_boot("+deb", image, [], manifest, ["--balloon"])
+    rows = run_boot("+deb", image, [], manifest, ["--balloon", "--slow-disk"])
     for exe in guest_tests:
         if os.path.basename(exe) in GUEST_TESTS_ALONE:
             rows += run_alone(image, exe)

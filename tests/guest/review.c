@@ -961,10 +961,11 @@ TEST_F_TIMEOUT(review, prezero_rate_change_wakes_the_thread, 60)
  * C5: a pre-zeroed 4 KB fault refills its CPU's per-cpu list with a batch
  * of pre-zeroed pages; page cache allocations on that CPU, which need no
  * zeroed memory, must leave them to the faults while unzeroed memory is
- * free (the pool is capped at 128 MB). The review expected them to eat
- * the batch; they do not (hawkeye_prezero_wasted stays 0): they take the
- * heads of the lists, where unzeroed pages are, and a fault finding its
- * per-cpu list full takes its zeroed page from the buddy lists instead.
+ * free (the pool is capped at 128 MB). In a one-node guest they did
+ * (hawkeye_prezero_wasted stayed 0: they take the heads of the lists,
+ * where unzeroed pages are); in the two-node guest, with larger per-cpu
+ * lists, they ate the batches once its unzeroed head was gone (2247 of
+ * 4096), until such an allocation learnt to refill the list instead.
  */
 TEST_F_TIMEOUT(review, page_cache_leaves_prezeroed_pages_alone, 180)
 {

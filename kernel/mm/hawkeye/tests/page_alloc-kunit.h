@@ -363,6 +363,60 @@ static void pa_test_pcp(struct kunit *test)
 }
 
 /*
+ * A pcp list holding only pre-zeroed pages (a __GFP_ZERO refill put them
+ * there): an allocation that needs no zeroing (page cache) takes another
+ * page while the zone has unzeroed free memory, and leaves them on the
+ * list for the faults; its refill goes before them.
+ */
+static void pa_test_pcp_plain(struct kunit *test)
+{
+	struct zone *zone;
+	struct page *page = pa_test_start(test, &zone);
+	int mt = get_pageblock_migratetype(page);
+	struct per_cpu_pages pcp = { .high = 64, .batch = 8 };
+	unsigned int pindex = order_to_pindex(mt, 0);
+	struct list_head *list = &pcp.lists[pindex];
+	struct page *got, *pos;
+	struct pa_checks c = { };
+	int i, zeroed = 0;
+
+	for (i = 0; i < NR_PCP_LISTS; i++)
+		INIT_LIST_HEAD(&pcp.lists[i]);
+	pa_test_fill(page, TEST_ORDER, 0);
+	spin_lock_irq(&zone->lock);
+	pa_test_put(page, TEST_ORDER, true);
+	spin_unlock_irq(&zone->lock);
+	pcp.count = rmqueue_bulk(zone, 0, 8, list, mt, ALLOC_ZEROED);
+	KUNIT_EXPECT_EQ(test, pcp.count, 8);
+	list_for_each_entry(pos, list, pcp_list)
+		zeroed += PageZeroed(pos);
+	/* Ours is the zone's only zeroed block while pre-zeroing is off. */
+	if (zeroed == 8 && !hawkeye_prezero_enabled() &&
+	    zone_page_state(zone, NR_FREE_PAGES) > zone_free_zeroed(zone)) {
+		got = __rmqueue_pcplist(zone, 0, mt, ALLOC_WMARK_LOW, &pcp, list);
+		KUNIT_EXPECT_NOT_NULL(test, got);
+		if (got) {
+			KUNIT_EXPECT_FALSE(test, PageZeroed(got));
+			list_add(&got->pcp_list, list);
+			pcp.count++;
+		}
+		zeroed = 0;
+		list_for_each_entry(pos, list, pcp_list)
+			zeroed += PageZeroed(pos);
+		KUNIT_EXPECT_EQ(test, zeroed, 8);
+		KUNIT_EXPECT_TRUE(test, PageZeroed(list_last_entry(list, struct page,
+								    pcp_list)));
+	} else {
+		kunit_info(test, "not run: pre-zeroing on or no unzeroed free memory");
+	}
+	free_pcppages_bulk(zone, pcp.count, &pcp, pindex);
+	spin_lock_irq(&zone->lock);
+	pa_check_marks(&c, zone);
+	spin_unlock_irq(&zone->lock);
+	pa_test_end(test, &c, zone, page);
+}
+
+/*
  * Compaction capture: a zeroed block freed while a direct compactor waits
  * for one of its order goes to the compactor unmarked (the page is about
  * to be allocated), and is not counted free.
@@ -528,6 +582,7 @@ static struct kunit_case hawkeye_page_alloc_cases[] = {
 	KUNIT_CASE(pa_test_expand),
 	KUNIT_CASE(pa_test_steal),
 	KUNIT_CASE(pa_test_pcp),
+	KUNIT_CASE(pa_test_pcp_plain),
 	KUNIT_CASE(pa_test_capture),
 	KUNIT_CASE(pa_test_isolation),
 	KUNIT_CASE(pa_test_zeroed_allocations),
