@@ -45,9 +45,8 @@ GUEST_TEST_LIMIT = 600
 # split_huge_page_test and cow run only there: under KASAN and TCG the
 # first's 4 million one-byte write()s take about 15 minutes, cow about 3
 # (the debug boot has to leave room for a cold build in CI's 90 minutes).
-# (Policy hawkeye-g is
-# not on there: under it khugepaged leaves anonymous memory to HawkEye,
-# which upstream's khugepaged test would see.) The release boot also has a
+# (Policy hawkeye-g is not on there: under it khugepaged leaves anonymous
+# memory to HawkEye, which upstream's khugepaged test would see.) The release boot also has a
 # virtio-balloon with free page reporting, and runs the test of
 # pre-zeroing beside it.
 BOOTS = [
@@ -298,15 +297,15 @@ def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--host-only", action="store_true", help="only the host tests (no kernel, no VM)")
     ap.add_argument("--deb", action="store_true",
-                    help="only the packaged kernel's boot (make test-deb; see DEB_BOOT)")
+                    help="only the packaged kernel's boot (make test-deb; see run_deb())")
     a = ap.parse_args(argv)
     groups = []  # (group, name, passed, failed, skipped, note)
 
-    if a.deb:
+    if not a.host_only:
         subprocess.run([os.path.join(REPO, "scripts", "setup-host")], check=True)
+    if a.deb:
         groups += run_deb()
     elif not a.host_only:
-        subprocess.run([os.path.join(REPO, "scripts", "setup-host")], check=True)
         images = {flavour: build_kernel(flavour) for flavour in ("debug", "release")}
         build_upstream_selftests()
         guest_tests = build_guest_tests()

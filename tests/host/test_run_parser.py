@@ -8,7 +8,16 @@ from run import count_one, parse_guest_output  # noqa: E402
 
 def test_kselftest_totals_are_used():
     body = ["ok 1 a", "not ok 2 b", "# Totals: pass:5 fail:1 xfail:1 xpass:0 skip:3 error:0"]
-    assert count_one(body, 1) == (6, 1, 3, "")
+    assert count_one(body, 1) == (6, 1, 3, "not ok 2 b")
+
+
+def test_failures_are_quoted():
+    # upstream's khugepaged: the failing step, after the test it belongs to
+    body = ["Run test: collapse_swapin (khugepaged:anon)", "Swapout one page... \x1b[0;31mFail\x1b[0m",
+            "Run test: collapse_fork (madvise:anon)", "Allocate small page... \x1b[0;32mOK\x1b[0m"]
+    assert count_one(body, 2) == (0, 1, 0, "exit status 2; collapse_swapin (khugepaged:anon): "
+                                           "Swapout one page... Fail")
+    assert count_one(["Run test: x", "OK"], 1)[3] == "exit status 1"
 
 
 def test_plain_programs_count_once():
