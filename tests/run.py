@@ -32,8 +32,8 @@ UPSTREAM = [
     ("transhuge-stress", 120, "-d 30 256"),
 ]
 GUEST_TEST_LIMIT = 600
-# The KASAN boot (KUnit, udev) takes 4-5 minutes alone under TCG, and 9.5
-# with another guest on the machine: vm-run's default 600 s is too tight.
+# The KASAN boot (KUnit, udev) took 9.5 minutes under TCG with another
+# guest on the machine: vm-run's default 600 s is too tight.
 BOOT_TIMEOUT_S = 1200
 
 # The boots: (group suffix, flavour, kernel arguments, our tests ("*": all
