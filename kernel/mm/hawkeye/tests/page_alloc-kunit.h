@@ -287,6 +287,21 @@ static void pa_test_steal(struct kunit *test)
 	pa_test_end(test, &c, zone, page);
 }
 
+/* An empty test pcp; the test block zeroed and free, marked. Returns the list. */
+static struct list_head *pa_test_pcp_start(struct per_cpu_pages *pcp, unsigned int pindex,
+					   struct zone *zone, struct page *page)
+{
+	int i;
+
+	for (i = 0; i < NR_PCP_LISTS; i++)
+		INIT_LIST_HEAD(&pcp->lists[i]);
+	pa_test_fill(page, TEST_ORDER, 0);
+	spin_lock_irq(&zone->lock);
+	pa_test_put(page, TEST_ORDER, true);
+	spin_unlock_irq(&zone->lock);
+	return &pcp->lists[pindex];
+}
+
 /*
  * pcp fill and drain: a __GFP_ZERO refill (ALLOC_ZEROED) of a pcp list
  * takes zeroed pages, marked, and lists them last; drained back, marked
@@ -300,18 +315,11 @@ static void pa_test_pcp(struct kunit *test)
 	int mt = get_pageblock_migratetype(page);
 	struct per_cpu_pages pcp = { };
 	unsigned int pindex = order_to_pindex(mt, 0);
-	struct list_head *list = &pcp.lists[pindex];
+	struct list_head *list = pa_test_pcp_start(&pcp, pindex, zone, page);
 	struct page *pos, *written = NULL;
 	bool seen_zeroed = false, zeroed_last = true;
 	struct pa_checks c = { };
-	int i, from_block = 0;
-
-	for (i = 0; i < NR_PCP_LISTS; i++)
-		INIT_LIST_HEAD(&pcp.lists[i]);
-	pa_test_fill(page, TEST_ORDER, 0);
-	spin_lock_irq(&zone->lock);
-	pa_test_put(page, TEST_ORDER, true);
-	spin_unlock_irq(&zone->lock);
+	int from_block = 0;
 
 	pcp.count = rmqueue_bulk(zone, 0, 16, list, mt, ALLOC_ZEROED);
 	KUNIT_EXPECT_EQ(test, pcp.count, 16);
@@ -375,17 +383,11 @@ static void pa_test_pcp_plain(struct kunit *test)
 	int mt = get_pageblock_migratetype(page);
 	struct per_cpu_pages pcp = { .high = 64, .batch = 8 };
 	unsigned int pindex = order_to_pindex(mt, 0);
-	struct list_head *list = &pcp.lists[pindex];
+	struct list_head *list = pa_test_pcp_start(&pcp, pindex, zone, page);
 	struct page *got, *pos;
 	struct pa_checks c = { };
-	int i, zeroed = 0;
+	int zeroed = 0;
 
-	for (i = 0; i < NR_PCP_LISTS; i++)
-		INIT_LIST_HEAD(&pcp.lists[i]);
-	pa_test_fill(page, TEST_ORDER, 0);
-	spin_lock_irq(&zone->lock);
-	pa_test_put(page, TEST_ORDER, true);
-	spin_unlock_irq(&zone->lock);
 	pcp.count = rmqueue_bulk(zone, 0, 8, list, mt, ALLOC_ZEROED);
 	KUNIT_EXPECT_EQ(test, pcp.count, 8);
 	list_for_each_entry(pos, list, pcp_list)
