@@ -81,6 +81,18 @@ static long node_zeroed(int nid)
 	return keyed_value(path, "nr_free_zeroed", ' ');
 }
 
+/* Waits, at most @secs, until nodes 0 and 1's pools stop growing. */
+static void wait_two_pools_full(int secs)
+{
+	double t0 = now_s();
+	long last = -1, sum;
+
+	while ((sum = node_zeroed(0) + node_zeroed(1)) != last && now_s() < t0 + secs) {
+		last = sum;
+		sleep(1);
+	}
+}
+
 /* NUMA nodes: target_mb and rate are each node's. */
 static int nodes(void)
 {
@@ -316,8 +328,7 @@ TEST_F_TIMEOUT(prezero, one_thread_per_node_zeroes_its_node, 600)
 			TH_LOG("%s may run on CPUs %.16s, node %d has %s", name, allowed, nid, cpus);
 	}
 	/* Both pools full: they stop growing, with more than the faults drain. */
-	for (t0 = now_s(), before = -1; now_s() < t0 + 300 && before != node_zeroed(0) + node_zeroed(1);)
-		before = node_zeroed(0) + node_zeroed(1), sleep(1);
+	wait_two_pools_full(300);
 	EXPECT_LE(2 * (long)(len / PAGE_SZ), node_zeroed(0));
 	EXPECT_LE(2 * (long)(len / PAGE_SZ), node_zeroed(1));
 

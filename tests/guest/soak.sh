@@ -32,6 +32,26 @@ echo 1 >$hk/debloat/low_pct
 echo 2 >$hk/debloat/high_pct
 echo 1 >$hk/debloat/enabled
 
+# A task blocked (D) at three looks 20 s apart: every task's stack to the
+# console (sysrq t), once. The hung task report at two minutes shows only
+# the blocked tasks, not the running one that holds what they wait for.
+(
+	d1= d2=
+	while sleep 20; do
+		d=$(sed -n 's/^\([0-9]*\) (.*) D .*/\1/p' /proc/[0-9]*/stat 2>/dev/null)
+		for pid in $d; do
+			case " $d1 " in *" $pid "*) ;; *) continue ;; esac
+			case " $d2 " in *" $pid "*) ;; *) continue ;; esac
+			echo "soak: task $pid in D state at three looks 20 s apart: sysrq t" >/dev/kmsg
+			echo 8 >/proc/sys/kernel/printk
+			echo t >/proc/sysrq-trigger
+			exit 0
+		done
+		d2=$d1 d1=$(echo $d)
+	done
+) &
+watcher=$!
+
 policies="linux hawkeye-g hawkeye-pmu ingens freebsd"
 (
 	while :; do
@@ -60,8 +80,8 @@ start=$(date +%s)
 	--mremap-bytes 16M --memfd-bytes 8M --userfaultfd-bytes 16M \
 	--verify --timeout "${secs}s" --metrics-brief) >$log 2>&1
 rc=$?
-kill $switcher
-wait $switcher 2>/dev/null
+kill $switcher $watcher
+wait $switcher $watcher 2>/dev/null
 cat $log
 
 echo "soak: $(($(date +%s) - start)) s, stress-ng status $rc, $nodes NUMA node(s)," \
