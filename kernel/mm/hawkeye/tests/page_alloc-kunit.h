@@ -186,6 +186,26 @@ static void pa_test_end(struct kunit *test, struct pa_checks *c, struct zone *zo
 	pa_report(test, c);
 }
 
+/*
+ * The allocator uses the marks only while pre-zeroing is on: its key, with
+ * no zeroing thread, for the cases that test those paths. Returns whether
+ * it was on already, for pa_test_key_restore().
+ */
+static bool pa_test_key_on(void)
+{
+	bool was_on = hawkeye_prezero_enabled();
+
+	if (!was_on)
+		static_branch_enable(&hawkeye_prezero_key);
+	return was_on;
+}
+
+static void pa_test_key_restore(bool was_on)
+{
+	if (!was_on)
+		static_branch_disable(&hawkeye_prezero_key);
+}
+
 /* Merge: zeroed + zeroed stays zeroed; zeroed + not zeroed does not. */
 static void pa_test_merge(struct kunit *test)
 {
@@ -318,6 +338,7 @@ static void pa_test_pcp(struct kunit *test)
 	struct list_head *list = pa_test_pcp_start(&pcp, pindex, zone, page);
 	struct page *pos, *written = NULL;
 	bool seen_zeroed = false, zeroed_last = true;
+	bool was_on = pa_test_key_on();
 	struct pa_checks c = { };
 	int from_block = 0;
 
@@ -337,7 +358,7 @@ static void pa_test_pcp(struct kunit *test)
 	}
 	KUNIT_EXPECT_TRUE(test, zeroed_last);
 	/* Ours is the zone's only zeroed block while pre-zeroing is off. */
-	if (!hawkeye_prezero_enabled())
+	if (!was_on)
 		KUNIT_EXPECT_EQ(test, from_block, 16);
 
 	free_pcppages_bulk(zone, pcp.count, &pcp, pindex);
@@ -367,6 +388,7 @@ static void pa_test_pcp(struct kunit *test)
 	pa_check(&c, !written || !PageZeroed(page));
 	pa_check_marks(&c, zone);
 	spin_unlock_irq(&zone->lock);
+	pa_test_key_restore(was_on);
 	pa_test_end(test, &c, zone, page);
 }
 
@@ -384,6 +406,7 @@ static void pa_test_pcp_plain(struct kunit *test)
 	struct per_cpu_pages pcp = { .high = 64, .batch = 8 };
 	unsigned int pindex = order_to_pindex(mt, 0);
 	struct list_head *list = pa_test_pcp_start(&pcp, pindex, zone, page);
+	bool was_on = pa_test_key_on();
 	struct page *got, *pos;
 	struct pa_checks c = { };
 	int zeroed = 0;
@@ -393,7 +416,7 @@ static void pa_test_pcp_plain(struct kunit *test)
 	list_for_each_entry(pos, list, pcp_list)
 		zeroed += PageZeroed(pos);
 	/* Ours is the zone's only zeroed block while pre-zeroing is off. */
-	if (zeroed == 8 && !hawkeye_prezero_enabled() &&
+	if (zeroed == 8 && !was_on &&
 	    zone_page_state(zone, NR_FREE_PAGES) > zone_free_zeroed(zone)) {
 		got = __rmqueue_pcplist(zone, 0, mt, ALLOC_WMARK_LOW, &pcp, list);
 		KUNIT_EXPECT_NOT_NULL(test, got);
@@ -412,7 +435,51 @@ static void pa_test_pcp_plain(struct kunit *test)
 		kunit_info(test, "not run: pre-zeroing on or no unzeroed free memory");
 	}
 	free_pcppages_bulk(zone, pcp.count, &pcp, pindex);
+	pa_test_key_restore(was_on);
 	spin_lock_irq(&zone->lock);
+	pa_check_marks(&c, zone);
+	spin_unlock_irq(&zone->lock);
+	pa_test_end(test, &c, zone, page);
+}
+
+/*
+ * Off means upstream: while pre-zeroing is off, a marked block freed or
+ * left over from a split goes to the head of its list as any other (not
+ * to the tail), and a pcp list that starts with a marked page is used as
+ * it is: marks stay, but nothing is placed or taken by them.
+ */
+static void pa_test_off(struct kunit *test)
+{
+	struct pa_checks c = { };
+	struct free_area *area;
+	LIST_HEAD(pcp_list);
+	struct zone *zone;
+	struct page *page;
+	int mt;
+
+	if (hawkeye_prezero_enabled())
+		kunit_skip(test, "pre-zeroing is on");
+	page = pa_test_start(test, &zone);
+	mt = get_pageblock_migratetype(page);
+	area = zone->free_area;
+	pa_test_fill(page, TEST_ORDER, 0);
+	spin_lock_irq(&zone->lock);
+	/* Freed as a drained pcp page is (pa_test_put() frees to the tail). */
+	__SetPageZeroed(page);
+	__free_one_page(page, page_to_pfn(page), zone, TEST_ORDER, mt, FPI_NONE);
+	pa_check(&c, page == list_first_entry(&area[TEST_ORDER].free_list[mt],
+					      struct page, buddy_list));
+	page_del_and_expand(zone, page, HALF_ORDER, TEST_ORDER, mt);
+	pa_check(&c, page + (1 << HALF_ORDER) ==
+		 list_first_entry(&area[HALF_ORDER].free_list[mt], struct page, buddy_list));
+	list_add(&page->pcp_list, &pcp_list);
+	pa_check(&c, !pcp_wants_plain(zone, &pcp_list, HALF_ORDER, ALLOC_WMARK_LOW));
+	list_del(&page->pcp_list);
+	__free_one_page(page, page_to_pfn(page), zone, HALF_ORDER, mt, FPI_NONE);
+	pa_check(&c, pa_test_free_block(page, TEST_ORDER));
+	pa_check(&c, PageZeroed(page));
+	pa_check(&c, page == list_first_entry(&area[TEST_ORDER].free_list[mt],
+					      struct page, buddy_list));
 	pa_check_marks(&c, zone);
 	spin_unlock_irq(&zone->lock);
 	pa_test_end(test, &c, zone, page);
@@ -522,7 +589,7 @@ static void pa_test_isolation(struct kunit *test)
  */
 static void pa_test_zeroed_allocations(struct kunit *test)
 {
-	bool was_on = hawkeye_prezero_enabled();
+	bool was_on;
 	struct page *pages[32] = { };
 	struct pa_checks c = { };
 	struct zone *zone;
@@ -535,8 +602,7 @@ static void pa_test_zeroed_allocations(struct kunit *test)
 	spin_lock_irq(&zone->lock);
 	pa_test_put(page, TEST_ORDER, true);
 	spin_unlock_irq(&zone->lock);
-	if (!was_on)
-		static_branch_enable(&hawkeye_prezero_key);
+	was_on = pa_test_key_on();
 
 	user = alloc_pages(GFP_HIGHUSER_MOVABLE | __GFP_ZERO, 0);
 	KUNIT_EXPECT_NOT_NULL(test, user);
@@ -570,8 +636,7 @@ static void pa_test_zeroed_allocations(struct kunit *test)
 		__free_page(pages[i]);
 	}
 
-	if (!was_on)
-		static_branch_disable(&hawkeye_prezero_key);
+	pa_test_key_restore(was_on);
 	/* The block stays free memory, partly on pcp lists: not retaken. */
 	spin_lock_irq(&zone->lock);
 	pa_check_marks(&c, zone);
@@ -585,6 +650,7 @@ static struct kunit_case hawkeye_page_alloc_cases[] = {
 	KUNIT_CASE(pa_test_steal),
 	KUNIT_CASE(pa_test_pcp),
 	KUNIT_CASE(pa_test_pcp_plain),
+	KUNIT_CASE(pa_test_off),
 	KUNIT_CASE(pa_test_capture),
 	KUNIT_CASE(pa_test_isolation),
 	KUNIT_CASE(pa_test_zeroed_allocations),
