@@ -40,8 +40,8 @@ BOOT_TIMEOUT_S = 1200
 # but GUEST_TESTS_ELSEWHERE; or the names), upstream tests, the stress-ng
 # soak's seconds (0: none), vm-run options).
 # The debug kernel (KASAN, KFENCE, kmemleak, lockdep, DEBUG_VM; HawkEye off
-# as at boot) runs our tests, a bounded stress-ng soak with every mechanism
-# on, and upstream's, in a two-node guest (one zeroing thread per node),
+# as at boot) runs upstream's tests, ours, and a bounded stress-ng soak with
+# every mechanism on, in a two-node guest (one zeroing thread per node),
 # with a disk QEMU throttles (an O_DIRECT read stays in flight). The
 # release kernel runs the upstream tests again with pre-zeroing and bloat
 # recovery on, single-node: HawkEye on must not change what upstream sees.
@@ -49,9 +49,9 @@ BOOT_TIMEOUT_S = 1200
 # first's 4 million one-byte write()s take about 15 minutes, cow about 3
 # (the debug boot has to leave room for a cold build in CI's 90 minutes).
 # (Policy hawkeye-g is not on there: under it khugepaged leaves anonymous
-# memory to HawkEye, which upstream's khugepaged test would see.) The release boot also has a
-# virtio-balloon with free page reporting, and runs the test of
-# pre-zeroing beside it.
+# memory to HawkEye, which upstream's khugepaged test would see.) The
+# release boot also has a virtio-balloon with free page reporting, and runs
+# the test of pre-zeroing beside it.
 BOOTS = [
     ("", "debug", [], "*", ["khugepaged", "transhuge-stress"], 120,
      ["--slow-disk", "--nodes", "2"]),
@@ -103,16 +103,22 @@ def build_guest_tests():
 
 
 def write_manifest(tag, guest_tests, upstream, soak_s):
+    # Upstream's tests first, on the machine as booted, as run_vmtests.sh
+    # runs them. In the two-node debug guest, after our baselines or
+    # prezero test, khugepaged's collapse_compound_extreme (512 THPs held,
+    # then MADV_COLLAPSE) failed in 3 of 8 runs (and in CI twice): the
+    # collapse's 2 MB allocation failed (thp_collapse_alloc_failed). First
+    # in the boot, or after the soak alone: 0 of 8.
     path = os.path.join(OUT, f"manifest{tag}")
     with open(path, "w") as f:
+        for name, limit, args in UPSTREAM:
+            if name in upstream:
+                f.write(f"upstream{tag}/{name} {limit} {os.path.join(SELFTESTS, name)} {args}\n")
         for exe in guest_tests:
             f.write(f"hawkeye/{os.path.basename(exe)} {GUEST_TEST_LIMIT} {exe}\n")
         if soak_s:
             f.write(f"soak/stress-ng {soak_s + 300} "
                     f"{os.path.join(REPO, 'tests', 'guest', 'soak.sh')} {soak_s}\n")
-        for name, limit, args in UPSTREAM:
-            if name in upstream:
-                f.write(f"upstream{tag}/{name} {limit} {os.path.join(SELFTESTS, name)} {args}\n")
     return path
 
 
@@ -126,8 +132,7 @@ def run_alone(image, exe):
     swap = os.path.join(OUT, f"swap+{name}.img")
     vm_run = [os.path.join(REPO, "scripts", "vm-run"), "--kernel", image, "--mem", "2G",
               "--cpus", "2", "--timeout", "900", "--swap-image", swap,
-              "--boot-timeout", str(BOOT_TIMEOUT_S),
-              "--append=kunit.enable=0"]  # the debug boot ran KUnit
+              "--boot-timeout", str(BOOT_TIMEOUT_S)]
     out, status = "", 0
     for boot, args in (("", ["--swap", "1G", "--", exe]), ("-resume", ["--resume", "--", "false"])):
         console = os.path.join(OUT, f"console+{name}{boot}.log")
@@ -320,9 +325,11 @@ def main(argv):
                     or os.path.basename(exe) in ours]
             manifest = write_manifest(tag, mine, upstream, soak_s)
             groups += run_boot(tag, images[flavour], append, manifest, vm_args)
+        # On the release kernel: the pair of boots took 12 minutes under
+        # KASAN; what it tests (marks after a resume) needs no debug option.
         for exe in guest_tests:
             if os.path.basename(exe) in GUEST_TESTS_ALONE:
-                groups += run_alone(images["debug"], exe)
+                groups += run_alone(images["release"], exe)
         groups += check_vm_run(images["release"])
 
     if not a.deb:
