@@ -23,7 +23,7 @@ SOAK_FLAVOUR ?= debug
 soak:
 	scripts/setup-host
 	scripts/vm-run --flavour $(SOAK_FLAVOUR) --nodes 2 --mem 2G --swap 1G \
-		--timeout $$(($(SOAK_MINUTES) * 60 + 900)) \
+		--boot-timeout 1200 --timeout $$(($(SOAK_MINUTES) * 60 + 900)) \
 		-- tests/guest/soak.sh --kmemleak $$(($(SOAK_MINUTES) * 60))
 
 kernel:
