@@ -41,6 +41,32 @@ static inline bool hawkeye_take_zeroed(struct page *page)
 	return hawkeye_prezero_enabled();
 }
 
+/*
+ * Called by free page reporting for each unreported free block. Reporting
+ * drops a block's zero mark (the hypervisor may discard its contents), so
+ * it would empty the pre-zeroed pool seconds after the thread filled it,
+ * the zeroing done for nothing: while pre-zeroing is on, the pool is not
+ * reported (as the thread does not zero reported blocks), and the tails of
+ * the free lists stay the pool's (see hawkeye_tail_is_zeroed()). Bound the
+ * pool with prezero/target_mb to leave the rest of free memory to reporting.
+ */
+static inline bool hawkeye_keep_from_reporting(struct page *page)
+{
+	return hawkeye_prezero_enabled() && PageZeroed(page);
+}
+
+/*
+ * Does the tail of each free list hold the pre-zeroed pool, where
+ * allocations that want zeroed memory look? Then only zeroed blocks go
+ * there: a block upstream would put at the tail (a likely merge, free page
+ * reporting's, one moved to another migratetype) goes to the head, and
+ * reporting does not rotate the blocks it passed over to the tail.
+ */
+static inline bool hawkeye_tail_is_zeroed(void)
+{
+	return hawkeye_prezero_enabled();
+}
+
 void __hawkeye_count_zeroing(unsigned int order, gfp_t gfp, bool prezeroed);
 
 #ifdef CONFIG_DEBUG_VM
@@ -134,6 +160,16 @@ static inline bool hawkeye_prezero_enabled(void)
 }
 
 static inline bool hawkeye_take_zeroed(struct page *page)
+{
+	return false;
+}
+
+static inline bool hawkeye_keep_from_reporting(struct page *page)
+{
+	return false;
+}
+
+static inline bool hawkeye_tail_is_zeroed(void)
 {
 	return false;
 }

@@ -92,14 +92,15 @@ static void zero_block(struct page *page, unsigned int order, bool nt)
 }
 
 /*
- * The first block of @list to zero: not zeroed, and not reported to the
- * hypervisor (free page reporting): that memory was given back, and
- * zeroing it would take it back, only for reporting to give it back
- * again once the zeroed block is free anew, round and round.
+ * The first block of @list to zero: not zeroed, and preferably not one
+ * given back to the hypervisor by free page reporting (zeroing that one
+ * takes its memory back). Reporting leaves zeroed blocks alone, so a
+ * reported block once zeroed stays in the pool: prezero/target_mb bounds
+ * what the hypervisor does not get back.
  */
 static struct page *prezero_find_block(struct list_head *list)
 {
-	struct page *page;
+	struct page *page, *reported = NULL;
 	int seen = 0;
 
 	list_for_each_entry(page, list, buddy_list) {
@@ -108,8 +109,10 @@ static struct page *prezero_find_block(struct list_head *list)
 			break;
 		if (!page_reported(page))
 			return page;
+		if (!reported)
+			reported = page;
 	}
-	return NULL;
+	return reported;
 }
 
 /*
@@ -293,6 +296,7 @@ int hawkeye_prezero_set_enabled(bool on)
 		wake_up_process(t);
 	}
 	static_branch_enable(&hawkeye_prezero_key);
+	zeroed_blocks_to_tail();
 out:
 	mutex_unlock(&prezero_mutex);
 	return ret;

@@ -600,6 +600,63 @@ static void pa_test_isolation(struct kunit *test)
 }
 
 /*
+ * With pre-zeroing on, the tail of a free list is the pool's: a block put
+ * back after isolation (free page reporting's, the zeroing thread's) goes
+ * to the tail if it is zeroed and to the head if not, where reporting does
+ * not rotate it to the tail. Off, to the tail as upstream, and a zeroed
+ * block placed at the head while off moves to the tail when pre-zeroing
+ * is turned on.
+ */
+static void pa_test_putback(struct kunit *test)
+{
+	struct pa_checks c = { };
+	struct list_head *list;
+	struct zone *zone;
+	struct page *page;
+	bool was_on;
+
+	page = pa_test_start(test, &zone);
+	list = &zone->free_area[TEST_ORDER].free_list[get_pageblock_migratetype(page)];
+	pa_test_fill(page, TEST_ORDER, 0);
+	was_on = pa_test_key_on();
+	spin_lock_irq(&zone->lock);
+	pa_test_put(page, TEST_ORDER, true);
+	pa_check(&c, page == list_last_entry(list, struct page, buddy_list));
+	if (pa_test_retake(&c, zone, page)) {
+		pa_test_put(page, TEST_ORDER, false);
+		pa_check(&c, page == list_first_entry(list, struct page, buddy_list));
+		pa_check(&c, !PageZeroed(page));
+	}
+	pa_check_marks(&c, zone);
+	spin_unlock_irq(&zone->lock);
+	pa_test_key_restore(was_on);
+	if (!was_on) {
+		spin_lock_irq(&zone->lock);
+		if (pa_test_retake(&c, zone, page)) {
+			pa_test_put(page, TEST_ORDER, false);
+			pa_check(&c, page == list_last_entry(list, struct page, buddy_list));
+		}
+		/* Off, a zeroed block may go to the head; turning on moves it. */
+		if (pa_test_retake(&c, zone, page)) {
+			__SetPageZeroed(page);
+			__free_one_page(page, page_to_pfn(page), zone, TEST_ORDER,
+					get_pageblock_migratetype(page), FPI_NONE);
+			pa_check(&c, page == list_first_entry(list, struct page, buddy_list));
+		}
+		spin_unlock_irq(&zone->lock);
+		pa_test_key_on();
+		zeroed_blocks_to_tail();
+		spin_lock_irq(&zone->lock);
+		pa_check(&c, page == list_last_entry(list, struct page, buddy_list));
+		pa_check(&c, PageZeroed(page));
+		pa_check_marks(&c, zone);
+		spin_unlock_irq(&zone->lock);
+		pa_test_key_restore(false);
+	}
+	pa_test_end(test, &c, zone, page);
+}
+
+/*
  * With pre-zeroing on: a movable __GFP_ZERO page comes from a zeroed
  * block and reads zero; kernel __GFP_ZERO allocations (get_zeroed_page(),
  * vzalloc()) and bulk allocations do not look for zeroed pages (review
@@ -671,6 +728,7 @@ static struct kunit_case hawkeye_page_alloc_cases[] = {
 	KUNIT_CASE(pa_test_off),
 	KUNIT_CASE(pa_test_capture),
 	KUNIT_CASE(pa_test_isolation),
+	KUNIT_CASE(pa_test_putback),
 	KUNIT_CASE(pa_test_zeroed_allocations),
 	{}
 };
