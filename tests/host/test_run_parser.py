@@ -18,6 +18,21 @@ def test_failures_are_quoted():
     assert count_one(body, 2) == (0, 1, 0, "exit status 2; collapse_swapin (khugepaged:anon): "
                                            "Swapout one page... Fail")
     assert count_one(["Run test: x", "OK"], 1)[3] == "exit status 1"
+    # khugepaged exits early on these (CI, stop 23, quoted nothing then)
+    body = ["Run test: collapse_compound_extreme (madvise:anon)", "Failed to allocate huge page"]
+    assert count_one(body, 1)[3] == ("exit status 1; collapse_compound_extreme (madvise:anon): "
+                                     "Failed to allocate huge page")
+
+
+def test_manifest_runs_upstream_tests_with_hawkeye_off(tmp_path, monkeypatch):
+    import run
+    monkeypatch.setattr(run, "OUT", str(tmp_path))
+    path = run.write_manifest("+x", [], ["off:khugepaged", "cow"], 0)
+    lines = open(path).read().splitlines()
+    assert lines[0].startswith("upstream+off/khugepaged 900 ")
+    assert lines[0].split()[2].endswith("tests/guest/hawkeye-off.sh")
+    assert lines[0].endswith("khugepaged -s 2 all:anon")
+    assert lines[1].startswith("upstream+x/cow 900 ")
 
 
 def test_plain_programs_count_once():
