@@ -46,9 +46,9 @@ static inline bool hawkeye_take_zeroed(struct page *page)
  * drops a block's zero mark (the hypervisor may discard its contents), so
  * it would empty the pre-zeroed pool seconds after the thread filled it,
  * the zeroing done for nothing: while pre-zeroing is on, the pool is not
- * reported (as the thread does not zero reported blocks), and the tails of
- * the free lists stay the pool's (see hawkeye_tail_is_zeroed()). Bound the
- * pool with prezero/target_mb to leave the rest of free memory to reporting.
+ * reported, and the tails of the free lists stay the pool's (see
+ * hawkeye_tail_is_zeroed()). prezero/target_mb bounds the pool, and so
+ * what the host does not get back.
  */
 static inline bool hawkeye_keep_from_reporting(struct page *page)
 {
