@@ -346,9 +346,10 @@ def main(argv):
         for tag, flavour, append, ours, upstream, soak_s, vm_args in BOOTS:
             if flavour not in images:
                 images[flavour] = kernel_image(release)
-            mine = [exe for exe in guest_tests
-                    if (ours == "*" and os.path.basename(exe) not in GUEST_TESTS_ELSEWHERE)
-                    or os.path.basename(exe) in ours]
+            # "*": in name order; named: in the order named.
+            by_name = {os.path.basename(exe): exe for exe in guest_tests}
+            mine = ([exe for name, exe in by_name.items() if name not in GUEST_TESTS_ELSEWHERE]
+                    if ours == "*" else [by_name[name] for name in ours])
             manifest = write_manifest(tag, mine, upstream, soak_s)
             groups += run_boot(tag, images[flavour], append, manifest, vm_args)
         # On the release kernel: the pair of boots took 12 minutes under
