@@ -51,6 +51,12 @@ FIXTURE(reporting) {
 
 FIXTURE_SETUP(reporting)
 {
+	if (access(PREZERO "enabled", W_OK))
+		SKIP(return, "not a HawkEye kernel");
+	if (!have_reporting_balloon())
+		SKIP(return, "no virtio-balloon (scripts/vm-run --balloon)");
+	ASSERT_EQ(0, sysfs_write(PREZERO "rate", "0"));
+	ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "1"));
 }
 
 FIXTURE_TEARDOWN(reporting)
@@ -62,12 +68,6 @@ TEST_F_TIMEOUT(reporting, prezero_settles_beside_free_page_reporting, 180)
 {
 	long total = meminfo_kb("MemTotal") / 4, before, after;
 
-	if (access(PREZERO "enabled", W_OK))
-		SKIP(return, "not a HawkEye kernel");
-	if (!have_reporting_balloon())
-		SKIP(return, "no virtio-balloon (scripts/vm-run --balloon)");
-	ASSERT_EQ(0, sysfs_write(PREZERO "rate", "0"));
-	ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "1"));
 	churn(30);
 	before = vmstat("hawkeye_prezero_pages");
 	churn(30);
@@ -91,12 +91,6 @@ TEST_F_TIMEOUT(reporting, reporting_leaves_the_zeroed_pool_alone, 180)
 	long filled = 0, later;
 	char *p;
 
-	if (access(PREZERO "enabled", W_OK))
-		SKIP(return, "not a HawkEye kernel");
-	if (!have_reporting_balloon())
-		SKIP(return, "no virtio-balloon (scripts/vm-run --balloon)");
-	ASSERT_EQ(0, sysfs_write(PREZERO "rate", "0"));
-	ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "1"));
 	/* Freed memory, zeroed before reporting (2 s after a free) gets to it. */
 	for (int i = 0; i < 5 && filled < want; i++) {
 		p = mmap(NULL, 256 * MB, PROT_READ | PROT_WRITE,
