@@ -55,9 +55,9 @@ BOOT_TIMEOUT_S = 1200
 # (Policy hawkeye-g is not on there: under it khugepaged leaves anonymous
 # memory to HawkEye, which upstream's khugepaged test would see.) The
 # release boot also has a virtio-balloon with free page reporting, and runs
-# the tests of pre-zeroing beside it (after the reporting test, whose
-# teardown let reporting reorder the free lists: make test-deb found the
-# faults missing the pool there).
+# the tests of pre-zeroing beside it (prezero after reporting: reporting
+# reorders the free lists while pre-zeroing is off between the two, and
+# faults then missed the pool until kernel patch 0022).
 BOOTS = [
     ("", "debug", [], "*", ["transhuge-stress"], 120, ["--slow-disk", "--nodes", "2"]),
     ("+hawkeye", "release", ["hawkeye_prezero=1", "hawkeye_debloat=1"], ("reporting", "prezero"),
@@ -119,10 +119,7 @@ def build_guest_tests():
 
 def write_manifest(tag, guest_tests, upstream, soak_s):
     # Upstream's tests first, on the machine as booted, as run_vmtests.sh
-    # runs them. In the two-node debug guest, after our baselines or
-    # prezero test, khugepaged's collapse_compound_extreme (512 THPs held,
-    # then MADV_COLLAPSE) failed in 3 of 8 runs: the collapse's 2 MB
-    # allocation failed (thp_collapse_alloc_failed).
+    # runs them.
     off = os.path.join(REPO, "tests", "guest", "hawkeye-off.sh")
     path = os.path.join(OUT, f"manifest{tag}")
     with open(path, "w") as f:
