@@ -21,7 +21,8 @@
 #
 #   bench/promotion.sh [-o OUTFILE] [-b BINDIR] [-w WORKLOADS] [-p POLICIES]
 #                      [-f FAIR_WORKLOADS] [-x EXPERIMENTS]
-#   bench/promotion.sh -V [-k BZIMAGE]     (on the host: build, boot, run, report)
+#   bench/promotion.sh -V [-k BZIMAGE] [-r RESULTS]   (on the host: build, boot,
+#                      run, report into RESULTS/, default results/)
 #
 # Policies: none (THP never: base pages only, the baseline), linux
 # (khugepaged), and the HawkEye kernel's hawkeye-g, ingens and freebsd
@@ -63,13 +64,13 @@ repo=$(cd "$here/.." && pwd)
 out='' bindir=$repo/build/bench
 workloads="xsbench graph500" policies="none linux hawkeye-g" experiments="single fairness"
 fair_workloads=
-host_mode='' kernel=''
+host_mode='' kernel='' resdir=results
 usage() {
 	echo "usage: $0 [-o OUTFILE] [-b BINDIR] [-w WORKLOADS] [-p POLICIES] [-f FAIR_WORKLOADS] [-x EXPERIMENTS]" >&2
-	echo "       $0 -V [-k BZIMAGE] [same options]   (host: build, boot the release kernel, run, report)" >&2
+	echo "       $0 -V [-k BZIMAGE] [-r RESULTS] [same options]   (host: build, boot the release kernel, run, report)" >&2
 	exit 2
 }
-while getopts o:b:w:p:f:x:Vk: opt; do
+while getopts o:b:w:p:f:x:Vk:r: opt; do
 	case $opt in
 	o) out=$OPTARG ;;
 	b) bindir=$OPTARG ;;
@@ -79,6 +80,7 @@ while getopts o:b:w:p:f:x:Vk: opt; do
 	x) experiments=$OPTARG ;;
 	V) host_mode=1 ;;
 	k) kernel=$OPTARG ;;
+	r) resdir=$OPTARG ;;
 	*) usage ;;
 	esac
 done
@@ -108,7 +110,7 @@ out=${out:-results/raw/promotion.jsonl}
 # script inside, then build the report.
 if [ -n "$host_mode" ]; then
 	cd "$repo"
-	mkdir -p build/bench results/raw
+	mkdir -p build/bench "$(dirname "$out")" "$resdir"
 	for prog in fragment xsbench graph500 sequential redisbloat; do
 		cc -O2 -Wall -Wextra -Werror -o "build/bench/$prog" "bench/$prog.c"
 	done
@@ -137,7 +139,7 @@ if [ -n "$host_mode" ]; then
 	# The venv has matplotlib (for the plots); else the system's Python.
 	py=build/venv/bin/python
 	[ -x "$py" ] || py=python3
-	"$py" bench/promotion_report.py "$out"
+	"$py" bench/promotion_report.py "$out" -o "$resdir/promotion.json"
 	echo "promotion.sh: done in $((SECONDS - start)) s" >&2
 	exit 0
 fi

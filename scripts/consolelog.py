@@ -1,5 +1,12 @@
 """Reading a guest's console log: kernel problems and KUnit's KTAP results."""
+import io
+import os
 import re
+import sys
+
+# The kernel's KUnit tools, from the patched tree that make test builds.
+KUNIT_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                         "build", "linux", "tools", "testing", "kunit")
 
 # What the kernel prints when something went wrong. Each is a failure of
 # the run, whatever the command's status was.
@@ -28,26 +35,22 @@ def kernel_problems(console):
 
 
 
-def kunit_results(console):
-    """KUnit test cases from the KTAP lines of a boot log.
+def kunit_results(console, kunit_dir=KUNIT_DIR):
+    """KUnit test cases of a boot log, read with the pinned kernel's own KTAP
+    parser (tools/testing/kunit/kunit_parser.py, what kunit.py uses).
 
     Returns a list of (suite, case, result) with result one of pass, fail,
-    skip. Only leaf cases count: a suite's own ok line summarises its cases.
+    skip: one per case of each suite (a parameterised case counts once). A
+    case the kernel did not finish (a crash, a case missing from the plan)
+    is a fail. An empty list when the log has no KTAP output.
     """
-    results, suite, indent_of_cases = [], None, None
-    for raw in console.splitlines():
-        line = re.sub(r"^\[[ \d.]+\]\s?", "", raw)
-        m = re.match(r"^(\s*)# Subtest: (\S+)", line)
-        if m:
-            suite, indent_of_cases = m.group(2), len(m.group(1))
-            continue
-        m = re.match(r"^(\s*)(not ok|ok) \d+ (.*?)\s*(?:#\s*(SKIP|skip)\b.*)?$", line)
-        if not m or suite is None:
-            continue
-        indent, status, name, skip = len(m.group(1)), m.group(2), m.group(3), m.group(4)
-        if indent == indent_of_cases:
-            result = "skip" if skip else ("pass" if status == "ok" else "fail")
-            results.append((suite, name, result))
-        elif indent < indent_of_cases and name == suite:
-            suite = None
-    return results
+    if kunit_dir not in sys.path:
+        sys.path.insert(0, kunit_dir)
+    import kunit_parser
+    import kunit_printer
+
+    kunit_parser.stdout = kunit_printer.Printer(io.StringIO())  # quiet
+    run = kunit_parser.parse_run_tests(console.splitlines())
+    result = {kunit_parser.TestStatus.SUCCESS: "pass", kunit_parser.TestStatus.SKIPPED: "skip"}
+    return [(suite.name, case.name or "(did not finish)", result.get(case.status, "fail"))
+            for suite in run.subtests for case in suite.subtests]

@@ -25,45 +25,22 @@
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
-#define PROMOTE "/sys/kernel/mm/hawkeye/promote/"
-#define INGENS "/sys/kernel/mm/hawkeye/ingens/"
-#define KNOB_DIR PROMOTE
 #include "hawkeye_test.h"
 
-static const char *const knobs[] = {
-	"scan_period_ms", "sample_window_ms", "batch", "sleep_ms",
-};
+/* Ingens's knobs, and the others a test here changes. */
 static const char *const ingens_knobs[] = {
-	"util_threshold", "fmfi_threshold", "idle_penalty",
+	INGENS "util_threshold", INGENS "fmfi_threshold", INGENS "idle_penalty",
+};
+static const char *const other_knobs[] = {
+	PROMOTE "policy", THP_SYSFS "enabled", THP_SYSFS "defrag", KHUGEPAGED "defrag",
+	KHUGEPAGED "scan_sleep_millisecs", "/proc/sys/vm/compact_unevictable_allowed",
+	PROMOTE "scan_period_ms", PROMOTE "sample_window_ms", PROMOTE "batch",
+	PROMOTE "sleep_ms",
 };
 
 static int set_policy(const char *p)
 {
-	return set_knob("policy", p);
-}
-
-static long ingens_knob(const char *name)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), INGENS "%s", name);
-	return sysfs_read_long(path);
-}
-
-static int set_ingens(const char *name, const char *val)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), INGENS "%s", name);
-	return sysfs_write(path, val);
-}
-
-static int set_ingens_long(const char *name, long val)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%ld", val);
-	return set_ingens(name, buf);
+	return sysfs_write(PROMOTE "policy", p);
 }
 
 static uint64_t kpageflags(uint64_t pfn)
@@ -149,14 +126,14 @@ static bool wait_anon_huge(void *p, long kb, long ms)
  */
 static long wait_fmfi_below(long pct, long ms)
 {
-	long fmfi = ingens_knob("fmfi");
+	long fmfi = sysfs_read_long(INGENS "fmfi");
 
 	/* What an earlier test fragmented is compacted, every 5 s. */
 	for (long t = 0; t < ms && fmfi >= pct; t += 200) {
 		if (t % 5000 == 0)
 			write_file("/proc/sys/vm/compact_memory", "1");
 		sleep_ms(200);
-		fmfi = ingens_knob("fmfi");
+		fmfi = sysfs_read_long(INGENS "fmfi");
 	}
 	return fmfi;
 }
@@ -218,42 +195,28 @@ static char *fragment(long leave_mb, size_t *len)
 }
 
 FIXTURE(baselines) {
-	char thp[32], defrag[32], policy[32];
-	long knobs[NR(knobs)];
-	long ingens[NR(ingens_knobs)];
-	long khugepaged_defrag, scan_sleep, compact_unevictable;
 	char swap[4][64];	/* swap devices a test turned off */
 	int nswap;
 };
 
 FIXTURE_SETUP(baselines)
 {
-	unsigned int i;
-
 	self->nswap = 0;
 	if (access(INGENS "util_threshold", F_OK))
 		SKIP(return, "no HawkEye baseline policies in this kernel");
-	ASSERT_EQ(0, read_choice(THP_SYSFS "enabled", self->thp, sizeof(self->thp)));
-	ASSERT_EQ(0, read_choice(THP_SYSFS "defrag", self->defrag, sizeof(self->defrag)));
-	ASSERT_EQ(0, read_choice(PROMOTE "policy", self->policy, sizeof(self->policy)));
-	for (i = 0; i < NR(knobs); i++)
-		self->knobs[i] = knob(knobs[i]);
-	for (i = 0; i < NR(ingens_knobs); i++)
-		self->ingens[i] = ingens_knob(ingens_knobs[i]);
-	self->khugepaged_defrag = sysfs_read_long(KHUGEPAGED "defrag");
-	self->scan_sleep = sysfs_read_long(KHUGEPAGED "scan_sleep_millisecs");
-	self->compact_unevictable =
-		sysfs_read_long("/proc/sys/vm/compact_unevictable_allowed");
+	/* Popped in reverse: the policy goes back last. */
+	ASSERT_EQ(0, knobs_push(other_knobs, NR(other_knobs)));
+	ASSERT_EQ(0, knobs_push(ingens_knobs, NR(ingens_knobs)));
 	ASSERT_EQ(0, set_policy("linux"));
 	ASSERT_EQ(0, sysfs_write(THP_SYSFS "enabled", "madvise"));
 	/* Rounds only when a test asks; samples every second for 100 ms. */
-	ASSERT_EQ(0, set_knob_long("sample_window_ms", 100));
-	ASSERT_EQ(0, set_knob_long("scan_period_ms", 1000));
-	ASSERT_EQ(0, set_knob_long("sleep_ms", 3600000));
-	ASSERT_EQ(0, set_knob_long("batch", 8));
-	ASSERT_EQ(0, set_ingens_long("util_threshold", 90));
-	ASSERT_EQ(0, set_ingens_long("fmfi_threshold", 50));
-	ASSERT_EQ(0, set_ingens_long("idle_penalty", 50));
+	ASSERT_EQ(0, sysfs_write_long(PROMOTE "sample_window_ms", 100));
+	ASSERT_EQ(0, sysfs_write_long(PROMOTE "scan_period_ms", 1000));
+	ASSERT_EQ(0, sysfs_write_long(PROMOTE "sleep_ms", 3600000));
+	ASSERT_EQ(0, sysfs_write_long(PROMOTE "batch", 8));
+	ASSERT_EQ(0, sysfs_write_long(INGENS "util_threshold", 90));
+	ASSERT_EQ(0, sysfs_write_long(INGENS "fmfi_threshold", 50));
+	ASSERT_EQ(0, sysfs_write_long(INGENS "idle_penalty", 50));
 	/* Promotion must not compact: the fragmenter's holes stay holes. */
 	ASSERT_EQ(0, sysfs_write(KHUGEPAGED "defrag", "0"));
 	ASSERT_EQ(0, sysfs_write(THP_SYSFS "defrag", "never"));
@@ -262,62 +225,47 @@ FIXTURE_SETUP(baselines)
 
 FIXTURE_TEARDOWN(baselines)
 {
-	char val[32];
-	unsigned int i;
-
 	set_policy("linux");
 	while (self->nswap > 0)
 		swapon(self->swap[--self->nswap], 0);
-	for (int pass = 0; pass < 2; pass++)
-		for (i = 0; i < NR(knobs); i++)
-			set_knob_long(knobs[i], self->knobs[i]);
-	for (i = 0; i < NR(ingens_knobs); i++)
-		set_ingens_long(ingens_knobs[i], self->ingens[i]);
-	snprintf(val, sizeof(val), "%ld", self->khugepaged_defrag);
-	sysfs_write(KHUGEPAGED "defrag", val);
-	snprintf(val, sizeof(val), "%ld", self->scan_sleep);
-	sysfs_write(KHUGEPAGED "scan_sleep_millisecs", val);
-	snprintf(val, sizeof(val), "%ld", self->compact_unevictable);
-	sysfs_write("/proc/sys/vm/compact_unevictable_allowed", val);
-	sysfs_write(THP_SYSFS "defrag", self->defrag);
-	sysfs_write(THP_SYSFS "enabled", self->thp);
-	set_policy(self->policy);
+	knobs_pop();
+	knobs_pop();
 	write_file(TRACING "events/hawkeye/enable", "0");
 }
 
 TEST_F(baselines, knobs_reject_bad_input)
 {
 	static const struct { const char *knob, *val; } bad[] = {
-		{ "util_threshold", "0" }, { "util_threshold", "101" },
-		{ "util_threshold", "-1" }, { "util_threshold", "90%" },
-		{ "util_threshold", "\n" }, { "util_threshold", "99999999999999999999" },
-		{ "fmfi_threshold", "102" }, { "fmfi_threshold", "0.5" },
-		{ "fmfi_threshold", "x" }, { "idle_penalty", "100" },
-		{ "idle_penalty", "-5" }, { "idle_penalty", "1 2" },
+		{ INGENS "util_threshold", "0" }, { INGENS "util_threshold", "101" },
+		{ INGENS "util_threshold", "-1" }, { INGENS "util_threshold", "90%" },
+		{ INGENS "util_threshold", "\n" }, { INGENS "util_threshold", "99999999999999999999" },
+		{ INGENS "fmfi_threshold", "102" }, { INGENS "fmfi_threshold", "0.5" },
+		{ INGENS "fmfi_threshold", "x" }, { INGENS "idle_penalty", "100" },
+		{ INGENS "idle_penalty", "-5" }, { INGENS "idle_penalty", "1 2" },
 	};
 	long vals[NR(ingens_knobs)];
 	char buf[128];
 	unsigned int i, k;
 
 	for (k = 0; k < NR(ingens_knobs); k++)
-		vals[k] = ingens_knob(ingens_knobs[k]);
+		vals[k] = sysfs_read_long(ingens_knobs[k]);
 	for (i = 0; i < NR(bad); i++) {
-		EXPECT_EQ(EINVAL, set_ingens(bad[i].knob, bad[i].val))
+		EXPECT_EQ(EINVAL, sysfs_write(bad[i].knob, bad[i].val))
 			TH_LOG("%s <- '%s' accepted", bad[i].knob, bad[i].val);
 		for (k = 0; k < NR(ingens_knobs); k++)
-			EXPECT_EQ(vals[k], ingens_knob(ingens_knobs[k]));
+			EXPECT_EQ(vals[k], sysfs_read_long(ingens_knobs[k]));
 	}
-	EXPECT_NE(0, set_ingens("fmfi", "10"));
-	EXPECT_GE(ingens_knob("fmfi"), 0);
-	EXPECT_LE(ingens_knob("fmfi"), 100);
+	EXPECT_NE(0, sysfs_write(INGENS "fmfi", "10"));
+	EXPECT_GE(sysfs_read_long(INGENS "fmfi"), 0);
+	EXPECT_LE(sysfs_read_long(INGENS "fmfi"), 100);
 	/* Edges. */
-	EXPECT_EQ(0, set_ingens("util_threshold", "100"));
-	EXPECT_EQ(0, set_ingens("util_threshold", "1\n"));
-	EXPECT_EQ(0, set_ingens("fmfi_threshold", "0"));
-	EXPECT_EQ(0, set_ingens("fmfi_threshold", "101"));
-	EXPECT_EQ(0, set_ingens("idle_penalty", "0"));
-	EXPECT_EQ(0, set_ingens("idle_penalty", "99"));
-	EXPECT_EQ(99, ingens_knob("idle_penalty"));
+	EXPECT_EQ(0, sysfs_write(INGENS "util_threshold", "100"));
+	EXPECT_EQ(0, sysfs_write(INGENS "util_threshold", "1\n"));
+	EXPECT_EQ(0, sysfs_write(INGENS "fmfi_threshold", "0"));
+	EXPECT_EQ(0, sysfs_write(INGENS "fmfi_threshold", "101"));
+	EXPECT_EQ(0, sysfs_write(INGENS "idle_penalty", "0"));
+	EXPECT_EQ(0, sysfs_write(INGENS "idle_penalty", "99"));
+	EXPECT_EQ(99, sysfs_read_long(INGENS "idle_penalty"));
 
 	/* Both policies are listed and selectable. */
 	EXPECT_EQ(EINVAL, set_policy("Ingens"));
@@ -481,22 +429,26 @@ static pid_t fair_child(int nhuge, int nbase, unsigned long *base)
 
 /*
  * The pids of the successful hawkeye_base_promote events in the trace
- * buffer; *all: all of them.
+ * buffer; *all: all of them, *named: those that name @policy.
  */
-static int trace_pids(pid_t *pids, int max, int *all)
+static int trace_pids(const char *policy, pid_t *pids, int max, int *all,
+		      int *named)
 {
-	char line[512];
+	char line[512], want[64];
 	int n = 0;
 	FILE *f = fopen(TRACING "trace", "r");
 
-	*all = 0;
+	*all = *named = 0;
 	if (!f)
 		return -1;
+	snprintf(want, sizeof(want), " policy=%s ", policy);
 	while (fgets(line, sizeof(line), f) && n < max) {
 		char *s = strstr(line, "hawkeye_base_promote: pid=");
 
 		if (!s)
 			continue;
+		if (strstr(s, want))
+			++*named;
 		if (++*all == 1 || !strstr(s, "result=0"))
 			fprintf(stderr, "# %s", line);
 		if (strstr(s, "result=0"))
@@ -525,11 +477,11 @@ TEST_F_TIMEOUT(baselines, ingens_fairness_order, 120)
 		unsigned long ba, bb;
 		pid_t a, b, pids[32];
 		char got[33];
-		int n, all;
+		int n, all, named;
 
-		ASSERT_EQ(0, set_knob_long("sleep_ms", 3600000));
+		ASSERT_EQ(0, sysfs_write_long(PROMOTE "sleep_ms", 3600000));
 		ASSERT_EQ(0, set_policy("ingens"));
-		ASSERT_EQ(0, set_ingens_long("idle_penalty", penalty[k]));
+		ASSERT_EQ(0, sysfs_write_long(INGENS "idle_penalty", penalty[k]));
 		a = fair_child(4, 6, &ba);
 		ASSERT_GT(a, 0);
 		b = fair_child(0, 6, &bb);
@@ -538,16 +490,18 @@ TEST_F_TIMEOUT(baselines, ingens_fairness_order, 120)
 		sleep_ms(1500);
 		write_file(TRACING "trace", "");
 		write_file(TRACING "events/hawkeye/hawkeye_base_promote/enable", "1");
-		ASSERT_EQ(0, set_knob_long("batch", 12));
-		ASSERT_EQ(0, set_knob_long("sleep_ms", 200));
+		ASSERT_EQ(0, sysfs_write_long(PROMOTE "batch", 12));
+		ASSERT_EQ(0, sysfs_write_long(PROMOTE "sleep_ms", 200));
 		for (int t = 0; t < 100; t++) {
-			if (trace_pids(pids, 32, &all) >= 12)
+			if (trace_pids("ingens", pids, 32, &all, &named) >= 12)
 				break;
 			sleep_ms(100);
 		}
-		ASSERT_EQ(0, set_knob_long("sleep_ms", 3600000));
+		ASSERT_EQ(0, sysfs_write_long(PROMOTE "sleep_ms", 3600000));
 		write_file(TRACING "events/hawkeye/hawkeye_base_promote/enable", "0");
-		n = trace_pids(pids, 32, &all);
+		n = trace_pids("ingens", pids, 32, &all, &named);
+		/* The event names its policy (it printed "policy=0x3"). */
+		EXPECT_EQ(all, named);
 		TH_LOG("%d events, promote_success +%ld, promote_failed +%ld, A huge %ld kB",
 		       all, vmstat("hawkeye_promote_success") - ok0,
 		       vmstat("hawkeye_promote_failed") - fail0,
@@ -588,29 +542,29 @@ TEST_F_TIMEOUT(baselines, ingens_threshold_and_fmfi, 300)
 	p = map_hugepage(len);
 	ASSERT_NE(NULL, p);
 	touch(p, 3, 0, 51, 1);		/* 10% */
-	ASSERT_EQ(0, set_knob_long("sleep_ms", 300));
+	ASSERT_EQ(0, sysfs_write_long(PROMOTE "sleep_ms", 300));
 	EXPECT_TRUE(wait_huge(0, (unsigned long)p, 3, 3000));
 	EXPECT_GT(vmstat("hawkeye_ingens_round_aggressive"), aggr0);
 	EXPECT_TRUE(touched_intact(p, 3, 0, 51, 1));
-	ASSERT_EQ(0, set_knob_long("sleep_ms", 3600000));
+	ASSERT_EQ(0, sysfs_write_long(PROMOTE "sleep_ms", 3600000));
 
 	ASSERT_EQ(0, sysfs_write("/proc/sys/vm/compact_unevictable_allowed", "0"));
 	frag = fragment(160, &flen);
 	ASSERT_NE(NULL, frag);
-	fmfi_frag = ingens_knob("fmfi");
+	fmfi_frag = sysfs_read_long(INGENS "fmfi");
 	TH_LOG("fragmenter holds %zu MB: FMFI %ld%%, MemFree %ld kB", flen / MB,
 	       fmfi_frag, meminfo_kb("MemFree"));
 	ASSERT_GT(fmfi_frag, 50);
 	touch(p, 0, 0, 256, 1);		/* 50% */
 	touch(p, 1, 0, 410, 1);		/* 80% */
 	touch(p, 2, 0, 487, 1);		/* 95% */
-	ASSERT_EQ(0, set_knob_long("sleep_ms", 300));
+	ASSERT_EQ(0, sysfs_write_long(PROMOTE "sleep_ms", 300));
 	EXPECT_TRUE(wait_huge(0, (unsigned long)p, 2, 5000));
 	sleep_ms(1000);			/* three more rounds */
 	EXPECT_FALSE(is_thp(0, (unsigned long)p));
 	EXPECT_FALSE(is_thp(0, (unsigned long)p + HPAGE_SZ));
 	EXPECT_EQ(4096, anon_huge_kb(p));
-	EXPECT_GT(ingens_knob("fmfi"), 50);
+	EXPECT_GT(sysfs_read_long(INGENS "fmfi"), 50);
 	touch(p, 0, 256, 471, 1);	/* 92% */
 	EXPECT_TRUE(wait_huge(0, (unsigned long)p, 0, 5000));
 	sleep_ms(600);
@@ -801,8 +755,8 @@ TEST_F_TIMEOUT(baselines, policy_switches_under_load, 120)
 	int status, failed = 0;
 
 	ASSERT_EQ(0, sysfs_write(THP_SYSFS "defrag", "madvise"));
-	ASSERT_EQ(0, set_knob_long("sleep_ms", 100));
-	ASSERT_EQ(0, set_ingens_long("fmfi_threshold", 101));	/* aggressive */
+	ASSERT_EQ(0, sysfs_write_long(PROMOTE "sleep_ms", 100));
+	ASSERT_EQ(0, sysfs_write_long(INGENS "fmfi_threshold", 101));	/* aggressive */
 	ASSERT_EQ(0, write_file("/proc/sys/vm/drop_caches", "3"));
 	sleep_ms(500);
 	free0 = free_or_kernel_kb();

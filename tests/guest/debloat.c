@@ -25,16 +25,18 @@
 #include <linux/userfaultfd.h>
 
 #include "kselftest_harness.h"
-#define DEBLOAT "/sys/kernel/mm/hawkeye/debloat/"
-#define KNOB_DIR DEBLOAT
 #include "hawkeye_test.h"
 
 #define SUBPAGES (HPAGE_SZ / PAGE_SZ)
 
-static const char *const knobs[] = { "enabled", "high_pct", "low_pct", "threshold", "rate" };
-static const char *const khugepaged_knobs[] = {
-	"scan_sleep_millisecs", "alloc_sleep_millisecs", "pages_to_scan", "max_ptes_none",
+/* The fixture saves these; the first five are recovery's own. */
+static const char *const knobs[] = {
+	DEBLOAT "enabled", DEBLOAT "high_pct", DEBLOAT "low_pct", DEBLOAT "threshold",
+	DEBLOAT "rate",
+	KHUGEPAGED "scan_sleep_millisecs", KHUGEPAGED "alloc_sleep_millisecs",
+	KHUGEPAGED "pages_to_scan", KHUGEPAGED "max_ptes_none", THP_SYSFS "enabled",
 };
+#define NR_DEBLOAT_KNOBS 5
 
 enum { SCANNED, SPLIT, FREED, BYTES, NR_COUNTERS };
 static const char *const counter_names[NR_COUNTERS] = {
@@ -45,9 +47,9 @@ static const char *const counter_names[NR_COUNTERS] = {
 /* Both watermarks, written in the order that keeps low < high throughout. */
 static int set_watermarks(long high, long low)
 {
-	if (low < knob("high_pct"))
-		return set_knob_long("low_pct", low) ?: set_knob_long("high_pct", high);
-	return set_knob_long("high_pct", high) ?: set_knob_long("low_pct", low);
+	if (low < sysfs_read_long(DEBLOAT "high_pct"))
+		return sysfs_write_long(DEBLOAT "low_pct", low) ?: sysfs_write_long(DEBLOAT "high_pct", high);
+	return sysfs_write_long(DEBLOAT "high_pct", high) ?: sysfs_write_long(DEBLOAT "low_pct", low);
 }
 
 /* Memory in use as the kernel defines it: MemTotal - MemAvailable, in %. */
@@ -151,8 +153,8 @@ static bool wait_huge_kb(void *p, long kb, double timeout)
  */
 static int start_recovery(long rate)
 {
-	return set_watermarks(1, 0) ?: set_knob_long("rate", rate) ?:
-	       set_knob("enabled", "1");
+	return set_watermarks(1, 0) ?: sysfs_write_long(DEBLOAT "rate", rate) ?:
+	       sysfs_write(DEBLOAT "enabled", "1");
 }
 
 /*
@@ -214,82 +216,57 @@ static void stop_child(pid_t pid)
 	}
 }
 
-FIXTURE(debloat)
-{
-	char saved[NR(knobs)][32];
-	char khugepaged[NR(khugepaged_knobs)][32];
-	char thp[32];
-};
+FIXTURE(debloat) {};
 
 FIXTURE_SETUP(debloat)
 {
-	char path[128];
-
-	for (size_t i = 0; i < NR(knobs); i++) {
-		snprintf(path, sizeof(path), DEBLOAT "%s", knobs[i]);
-		ASSERT_EQ(0, read_file(path, self->saved[i], sizeof(self->saved[i])));
-	}
-	for (size_t i = 0; i < NR(khugepaged_knobs); i++) {
-		snprintf(path, sizeof(path), KHUGEPAGED "%s", khugepaged_knobs[i]);
-		ASSERT_EQ(0, read_file(path, self->khugepaged[i], sizeof(self->khugepaged[i])));
-	}
-	ASSERT_EQ(0, read_choice(THP_SYSFS "enabled", self->thp, sizeof(self->thp)));
+	ASSERT_EQ(0, knobs_push(knobs, NR(knobs)));
 	ASSERT_EQ(0, write_file(THP_SYSFS "enabled", "always"));
-	ASSERT_EQ(0, set_knob("enabled", "0"));
-	ASSERT_EQ(0, set_knob("threshold", "256"));
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "enabled", "0"));
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "threshold", "256"));
 }
 
 FIXTURE_TEARDOWN(debloat)
 {
-	char path[128];
-
-	set_knob("enabled", "0");
-	set_watermarks(atol(self->saved[1]), atol(self->saved[2]));
-	for (size_t i = 3; i < NR(knobs); i++)
-		set_knob(knobs[i], self->saved[i]);
-	set_knob("enabled", self->saved[0]);
-	for (size_t i = 0; i < NR(khugepaged_knobs); i++) {
-		snprintf(path, sizeof(path), KHUGEPAGED "%s", khugepaged_knobs[i]);
-		write_file(path, self->khugepaged[i]);
-	}
-	write_file(THP_SYSFS "enabled", self->thp);
+	sysfs_write(DEBLOAT "enabled", "0");	/* no round with half-restored knobs */
+	knobs_pop();
 }
 
 TEST_F(debloat, bad_input_is_rejected_and_changes_nothing)
 {
 	static const char *const bad[] = { "-1", "abc", "1x", " ", "99999999999999999999" };
-	long before[NR(knobs)];
+	long before[NR_DEBLOAT_KNOBS];
 
-	for (size_t k = 0; k < NR(knobs); k++) {
-		before[k] = knob(knobs[k]);
+	for (size_t k = 0; k < NR_DEBLOAT_KNOBS; k++) {
+		before[k] = sysfs_read_long(knobs[k]);
 		for (size_t b = 0; b < NR(bad); b++) {
-			EXPECT_EQ(EINVAL, set_knob(knobs[k], bad[b])) {
+			EXPECT_EQ(EINVAL, sysfs_write(knobs[k], bad[b])) {
 				TH_LOG("%s accepted '%s'", knobs[k], bad[b]);
 			}
-			EXPECT_EQ(before[k], knob(knobs[k]));
+			EXPECT_EQ(before[k], sysfs_read_long(knobs[k]));
 		}
 	}
-	EXPECT_EQ(EINVAL, set_knob("enabled", "2"));
-	EXPECT_EQ(EINVAL, set_knob("high_pct", "101"));
-	EXPECT_EQ(EINVAL, set_knob_long("high_pct", before[2]));	/* = low */
-	EXPECT_EQ(EINVAL, set_knob_long("high_pct", before[2] - 1));	/* < low */
-	EXPECT_EQ(EINVAL, set_knob_long("low_pct", before[1]));	/* = high */
-	EXPECT_EQ(EINVAL, set_knob("low_pct", "100"));
-	EXPECT_EQ(EINVAL, set_knob("threshold", "0"));
-	EXPECT_EQ(EINVAL, set_knob("threshold", "513"));
-	EXPECT_EQ(EINVAL, set_knob("rate", "1048577"));
-	for (size_t k = 0; k < NR(knobs); k++) {
-		EXPECT_EQ(before[k], knob(knobs[k]));
+	EXPECT_EQ(EINVAL, sysfs_write(DEBLOAT "enabled", "2"));
+	EXPECT_EQ(EINVAL, sysfs_write(DEBLOAT "high_pct", "101"));
+	EXPECT_EQ(EINVAL, sysfs_write_long(DEBLOAT "high_pct", before[2]));	/* = low */
+	EXPECT_EQ(EINVAL, sysfs_write_long(DEBLOAT "high_pct", before[2] - 1));	/* < low */
+	EXPECT_EQ(EINVAL, sysfs_write_long(DEBLOAT "low_pct", before[1]));	/* = high */
+	EXPECT_EQ(EINVAL, sysfs_write(DEBLOAT "low_pct", "100"));
+	EXPECT_EQ(EINVAL, sysfs_write(DEBLOAT "threshold", "0"));
+	EXPECT_EQ(EINVAL, sysfs_write(DEBLOAT "threshold", "513"));
+	EXPECT_EQ(EINVAL, sysfs_write(DEBLOAT "rate", "1048577"));
+	for (size_t k = 0; k < NR_DEBLOAT_KNOBS; k++) {
+		EXPECT_EQ(before[k], sysfs_read_long(knobs[k]));
 	}
 
 	/* The bounds themselves are fine. */
-	EXPECT_EQ(0, set_knob("threshold", "512"));
-	EXPECT_EQ(0, set_knob("threshold", "1"));
-	EXPECT_EQ(0, set_knob("rate", "1048576"));
+	EXPECT_EQ(0, sysfs_write(DEBLOAT "threshold", "512"));
+	EXPECT_EQ(0, sysfs_write(DEBLOAT "threshold", "1"));
+	EXPECT_EQ(0, sysfs_write(DEBLOAT "rate", "1048576"));
 	EXPECT_EQ(0, set_watermarks(100, 99));
 	EXPECT_EQ(0, set_watermarks(1, 0));
-	EXPECT_EQ(1, knob("high_pct"));
-	EXPECT_EQ(0, knob("low_pct"));
+	EXPECT_EQ(1, sysfs_read_long(DEBLOAT "high_pct"));
+	EXPECT_EQ(0, sysfs_read_long(DEBLOAT "low_pct"));
 }
 
 /*
@@ -315,8 +292,8 @@ TEST_F_TIMEOUT(debloat, recovers_zero_subpages_under_pressure, 180)
 	before = in_use_pct();
 	high = (long)before + 4;
 	ASSERT_EQ(0, set_watermarks(high, 0));
-	ASSERT_EQ(0, set_knob("rate", "0"));
-	ASSERT_EQ(0, set_knob("enabled", "1"));
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "rate", "0"));
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "enabled", "1"));
 	sleep(3);
 	read_counters(c1);
 	EXPECT_EQ(c0[SCANNED], c1[SCANNED]);
@@ -374,14 +351,14 @@ TEST_F_TIMEOUT(debloat, nothing_split_below_high_or_when_off, 60)
 
 	/* Below both watermarks. */
 	ASSERT_EQ(0, set_watermarks(cur + 6, cur + 3));
-	ASSERT_EQ(0, set_knob("rate", "0"));
-	ASSERT_EQ(0, set_knob("enabled", "1"));
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "rate", "0"));
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "enabled", "1"));
 	sleep(3);
 	/* Between them, the thread idle: it needs the high one to start. */
 	ASSERT_EQ(0, set_watermarks(cur + 3, cur > 3 ? cur - 3 : 0));
 	sleep(3);
 	/* Above the high watermark, but off: stock behaviour. */
-	ASSERT_EQ(0, set_knob("enabled", "0"));
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "enabled", "0"));
 	ASSERT_EQ(0, set_watermarks(cur > 2 ? cur - 2 : 1, 0));
 	sleep(3);
 	read_counters(c1);
@@ -408,8 +385,8 @@ TEST_F_TIMEOUT(debloat, stops_below_low_watermark, 120)
 	/* About 4% of memory (80 MB of the 230 MB zero part) to give back. */
 	low = (long)in_use_pct() - 4;
 	ASSERT_EQ(0, set_watermarks(low + 3, low));
-	ASSERT_EQ(0, set_knob("rate", "0"));
-	ASSERT_EQ(0, set_knob("enabled", "1"));
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "rate", "0"));
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "enabled", "1"));
 	end = now_s() + 60;
 	while (in_use_pct() >= low && now_s() < end)
 		usleep(100 * 1000);
@@ -549,11 +526,11 @@ TEST_F_TIMEOUT(debloat, concurrent_writers_keep_every_write, 180)
 	split1 = vmstat("hawkeye_debloat_thp_split");
 	/* Phase 2: enable/disable cycles under load. */
 	for (int i = 0; i < 8; i++) {
-		ASSERT_EQ(0, set_knob("enabled", i % 2 ? "1" : "0"));
+		ASSERT_EQ(0, sysfs_write(DEBLOAT "enabled", i % 2 ? "1" : "0"));
 		usleep(i % 2 ? 1500 * 1000 : 300 * 1000);
 	}
-	ASSERT_EQ(0, set_knob("rate", "0"));
-	ASSERT_EQ(0, set_knob("enabled", "1"));
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "rate", "0"));
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "enabled", "1"));
 	sleep(3);
 	stop = true;
 	for (int i = 0; i < WRITERS; i++)
@@ -561,7 +538,7 @@ TEST_F_TIMEOUT(debloat, concurrent_writers_keep_every_write, 180)
 	/* Most huge pages are still worth splitting after the writes. */
 	EXPECT_TRUE(wait_huge_kb(p, len >> 11, 60));
 	split2 = vmstat("hawkeye_debloat_thp_split");
-	ASSERT_EQ(0, set_knob("enabled", "0"));
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "enabled", "0"));
 
 	for (int i = 0; i < WRITERS; i++)
 		total += w[i].nr;
@@ -651,7 +628,7 @@ TEST_F_TIMEOUT(debloat, leaves_locked_shared_ksm_uffd_memory_alone, 120)
 	ASSERT_EQ(0, start_recovery(0));
 	EXPECT_TRUE(wait_huge_kb(r[PLAIN], 0, 60));
 	sleep(3);	/* one more round */
-	ASSERT_EQ(0, set_knob("enabled", "0"));
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "enabled", "0"));
 
 	for (int i = 0; i < NR_REGIONS; i++) {
 		long huge = smaps_kb(r[i], "AnonHugePages");
@@ -781,7 +758,7 @@ TEST_F_TIMEOUT(debloat, in_use_huge_pages_cost_a_few_bytes, 90)
 		usleep(200 * 1000);
 		read_counters(c1);
 	} while (c1[SCANNED] - c0[SCANNED] < (long)(2 * len / HPAGE_SZ) && now_s() < end);
-	ASSERT_EQ(0, set_knob("enabled", "0"));
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "enabled", "0"));
 	read_counters(c1);
 	scanned = c1[SCANNED] - c0[SCANNED];
 	TH_LOG("%ld THPs examined, %ld bytes read: %.1f per THP", scanned,
@@ -817,17 +794,17 @@ TEST_F_TIMEOUT(debloat, lowers_the_bar_while_memory_stays_tight, 120)
 		if (s % 4)
 			fill_subpage(p, s, 6);
 	ASSERT_EQ(len >> 10, (size_t)smaps_kb(p, "AnonHugePages"));
-	EXPECT_EQ(256, knob("current_threshold"));
+	EXPECT_EQ(256, sysfs_read_long(DEBLOAT "current_threshold"));
 	split0 = vmstat("hawkeye_debloat_thp_split");
 	freed0 = vmstat("hawkeye_debloat_zero_pages_freed");
 
 	ASSERT_EQ(0, start_recovery(0));
 	EXPECT_TRUE(wait_huge_kb(p, 0, 90)) {
 		TH_LOG("%ld kB still huge, current_threshold %ld",
-		       smaps_kb(p, "AnonHugePages"), knob("current_threshold"));
+		       smaps_kb(p, "AnonHugePages"), sysfs_read_long(DEBLOAT "current_threshold"));
 	}
-	bar = knob("current_threshold");
-	ASSERT_EQ(0, set_knob("enabled", "0"));
+	bar = sysfs_read_long(DEBLOAT "current_threshold");
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "enabled", "0"));
 	TH_LOG("current_threshold %ld; split %ld, freed %ld; Rss %ld kB of %zu", bar,
 	       vmstat("hawkeye_debloat_thp_split") - split0,
 	       vmstat("hawkeye_debloat_zero_pages_freed") - freed0,
@@ -854,8 +831,8 @@ TEST_F_TIMEOUT(debloat, lowers_the_bar_while_memory_stays_tight, 120)
 	EXPECT_EQ(0, bad);
 
 	/* Writing threshold starts over from it. */
-	ASSERT_EQ(0, set_knob("threshold", "200"));
-	EXPECT_EQ(200, knob("current_threshold"));
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "threshold", "200"));
+	EXPECT_EQ(200, sysfs_read_long(DEBLOAT "current_threshold"));
 	munmap(p, len);
 }
 
@@ -1004,9 +981,9 @@ TEST_F_TIMEOUT(debloat, khugepaged_limit_only_for_recovered_processes, 180)
 	 * it is stopped (THP never) until recovery is on again.
 	 */
 	ASSERT_EQ(0, write_file(THP_SYSFS "enabled", "never"));
-	ASSERT_EQ(0, set_knob("enabled", "0"));
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "enabled", "0"));
 	ASSERT_EQ(0, set_watermarks(100, 1));
-	ASSERT_EQ(0, set_knob("enabled", "1"));
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "enabled", "1"));
 	exceed0 = vmstat("thp_scan_exceed_none_pte");
 	collapse0 = vmstat("thp_collapse_alloc");
 	ASSERT_EQ(0, write_file(THP_SYSFS "enabled", "always"));
@@ -1093,7 +1070,7 @@ static void check_order(struct __test_metadata *_metadata, bool hot_first)
 		}
 		usleep(50 * 1000);
 	}
-	set_knob("enabled", "0");
+	sysfs_write(DEBLOAT "enabled", "0");
 	stop_child(hot);
 	stop_child(cold);
 	TH_LOG("cold process recovered after %.1f s, hot one started after %.1f s",

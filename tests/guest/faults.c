@@ -16,8 +16,6 @@
 #include "hawkeye_test.h"
 
 #define DEBUGFS "/sys/kernel/debug/"
-#define HAWKEYE "/sys/kernel/mm/hawkeye/"
-#define PROMOTE HAWKEYE "promote/"
 #define KEPT 4			/* children kept alive through the injection */
 #define WORK_MB 32
 
@@ -127,17 +125,25 @@ static void forker(int out, double secs)
 
 FIXTURE(faults) {};
 
+/* Every knob the fixture changes; it puts them back. */
+static const char *const knobs[] = {
+	PROMOTE "policy", THP_SYSFS "enabled", PREZERO "rate", PREZERO "enabled",
+	DEBLOAT "low_pct", DEBLOAT "high_pct", DEBLOAT "enabled",
+	PROMOTE "sample_window_ms", PROMOTE "scan_period_ms", PROMOTE "sleep_ms",
+};
+
 FIXTURE_SETUP(faults)
 {
 	if (access(DEBUGFS "fail_page_alloc", F_OK))
 		SKIP(return, "no fault injection (CONFIG_FAIL_PAGE_ALLOC)");
+	ASSERT_EQ(0, knobs_push(knobs, NR(knobs)));
 	ASSERT_EQ(0, sysfs_write(THP_SYSFS "enabled", "madvise"));
-	ASSERT_EQ(0, sysfs_write(HAWKEYE "prezero/rate", "0"));
-	ASSERT_EQ(0, sysfs_write(HAWKEYE "prezero/enabled", "1"));
+	ASSERT_EQ(0, sysfs_write(PREZERO "rate", "0"));
+	ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "1"));
 	/* Memory in use is always above 2 %: recovery never stops. */
-	ASSERT_EQ(0, sysfs_write(HAWKEYE "debloat/low_pct", "1"));
-	ASSERT_EQ(0, sysfs_write(HAWKEYE "debloat/high_pct", "2"));
-	ASSERT_EQ(0, sysfs_write(HAWKEYE "debloat/enabled", "1"));
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "low_pct", "1"));
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "high_pct", "2"));
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "enabled", "1"));
 	ASSERT_EQ(0, sysfs_write(PROMOTE "sample_window_ms", "100"));
 	ASSERT_EQ(0, sysfs_write(PROMOTE "scan_period_ms", "500"));
 	ASSERT_EQ(0, sysfs_write(PROMOTE "sleep_ms", "100"));
@@ -150,8 +156,9 @@ FIXTURE_TEARDOWN(faults)
 	fault_attr("fail_page_alloc", "probability", "0");
 	mark_threads(false);
 	sysfs_write(PROMOTE "policy", "linux");
-	sysfs_write(HAWKEYE "debloat/enabled", "0");
-	sysfs_write(HAWKEYE "prezero/enabled", "0");
+	sysfs_write(DEBLOAT "enabled", "0");
+	sysfs_write(PREZERO "enabled", "0");
+	knobs_pop();
 }
 
 TEST_F_TIMEOUT(faults, failing_allocations_crash_nothing_and_unregister_no_one, 300)

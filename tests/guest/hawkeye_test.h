@@ -19,6 +19,11 @@
 #define THP_SYSFS "/sys/kernel/mm/transparent_hugepage/"
 #define KHUGEPAGED THP_SYSFS "khugepaged/"
 #define TRACING "/sys/kernel/tracing/"
+#define HAWKEYE "/sys/kernel/mm/hawkeye/"
+#define PREZERO HAWKEYE "prezero/"
+#define DEBLOAT HAWKEYE "debloat/"
+#define PROMOTE HAWKEYE "promote/"
+#define INGENS HAWKEYE "ingens/"
 #define MB (1UL << 20)
 #define NR(a) (sizeof(a) / sizeof((a)[0]))
 #define KPF_THP 22	/* /proc/kpageflags bit */
@@ -60,6 +65,14 @@ static inline int sysfs_write(const char *path, const char *val)
 		ret = errno;
 	close(fd);
 	return ret;
+}
+
+static inline int sysfs_write_long(const char *path, long val)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%ld", val);
+	return sysfs_write(path, buf);
 }
 
 /* The number a sysfs file holds, or -1. */
@@ -265,35 +278,58 @@ static inline unsigned char pattern(size_t i, unsigned int seed)
 }
 
 /*
- * The knobs of the HawkEye mechanism a test is about: it defines KNOB_DIR,
- * that mechanism's sysfs directory with a trailing slash, before including
- * this header.
+ * Knob save and restore for fixtures, after selftests/mm's
+ * thp_push_settings() and thp_pop_settings(): knobs_push() saves the value
+ * of each listed file (the selected word of a choice file; a missing file
+ * is skipped), knobs_pop() writes the last saved set back, in reverse
+ * order and twice: a value the kernel refuses while another knob still
+ * holds the test's (a low watermark above the old high one, a sample
+ * window longer than the old period) goes in on the second pass.
  */
-#ifdef KNOB_DIR
-static inline long knob(const char *name)
-{
-	char path[128];
+#define KNOBS_MAX 32
+#define KNOBS_DEPTH 4
 
-	snprintf(path, sizeof(path), KNOB_DIR "%s", name);
-	return sysfs_read_long(path);
+struct knob_value {
+	const char *path;
+	char val[64];
+};
+
+static struct {
+	struct knob_value knob[KNOBS_MAX];
+	unsigned int n;
+} knob_sets[KNOBS_DEPTH];
+static unsigned int knob_depth;
+
+static inline int knobs_push(const char *const *paths, unsigned int n)
+{
+	struct knob_value *k;
+
+	if (knob_depth == KNOBS_DEPTH || n > KNOBS_MAX)
+		return -1;
+	k = knob_sets[knob_depth].knob;
+	for (unsigned int i = 0; i < n; i++) {
+		k[i].path = paths[i];
+		if (read_choice(paths[i], k[i].val, sizeof(k[i].val)) == 0)
+			continue;
+		if (read_file(paths[i], k[i].val, sizeof(k[i].val)))
+			k[i].val[0] = '\0';
+		k[i].val[strcspn(k[i].val, "\n")] = '\0';
+	}
+	knob_sets[knob_depth++].n = n;
+	return 0;
 }
 
-/* 0, or the errno of a rejected write. */
-static inline int set_knob(const char *name, const char *val)
+static inline void knobs_pop(void)
 {
-	char path[128];
+	struct knob_value *k;
 
-	snprintf(path, sizeof(path), KNOB_DIR "%s", name);
-	return sysfs_write(path, val);
+	if (!knob_depth)
+		return;
+	k = knob_sets[--knob_depth].knob;
+	for (int pass = 0; pass < 2; pass++)
+		for (unsigned int i = knob_sets[knob_depth].n; i-- > 0;)
+			if (k[i].val[0])
+				sysfs_write(k[i].path, k[i].val);
 }
-
-static inline int set_knob_long(const char *name, long val)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%ld", val);
-	return set_knob(name, buf);
-}
-#endif
 
 #endif

@@ -28,7 +28,6 @@
 #include "kselftest_harness.h"
 #include "hawkeye_test.h"
 
-#define PREZERO "/sys/kernel/mm/hawkeye/prezero/"
 
 /* Bytes of [p, p + len) that are not zero, page by page: pages not zero. */
 static long nonzero_pages(const char *p, size_t len)

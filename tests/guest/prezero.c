@@ -11,11 +11,12 @@
 #include <linux/mempolicy.h>
 
 #include "kselftest_harness.h"
-#define PREZERO "/sys/kernel/mm/hawkeye/prezero/"
-#define KNOB_DIR PREZERO
 #include "hawkeye_test.h"
 
-static const char *const knobs[] = { "enabled", "rate", "target_mb", "nontemporal" };
+static const char *const knobs[] = {
+	PREZERO "enabled", PREZERO "rate", PREZERO "target_mb", PREZERO "nontemporal",
+	THP_SYSFS "enabled",
+};
 
 /* Fill len bytes with a non-zero pattern and free them again. */
 static void dirty_and_free(size_t len)
@@ -103,31 +104,19 @@ static int nodes(void)
 	return n;
 }
 
-FIXTURE(prezero)
-{
-	char saved[4][32];
-	char thp[32];
-};
+FIXTURE(prezero) {};
 
 FIXTURE_SETUP(prezero)
 {
-	for (int i = 0; i < 4; i++) {
-		char path[128];
-
-		snprintf(path, sizeof(path), PREZERO "%s", knobs[i]);
-		ASSERT_EQ(0, read_file(path, self->saved[i], sizeof(self->saved[i])));
-	}
-	ASSERT_EQ(0, read_choice(THP_SYSFS "enabled", self->thp, sizeof(self->thp)));
-	ASSERT_EQ(0, set_knob("rate", "0"));
-	ASSERT_EQ(0, set_knob("target_mb", "0"));
-	ASSERT_EQ(0, set_knob("nontemporal", "1"));
+	ASSERT_EQ(0, knobs_push(knobs, NR(knobs)));
+	ASSERT_EQ(0, sysfs_write(PREZERO "rate", "0"));
+	ASSERT_EQ(0, sysfs_write(PREZERO "target_mb", "0"));
+	ASSERT_EQ(0, sysfs_write(PREZERO "nontemporal", "1"));
 }
 
 FIXTURE_TEARDOWN(prezero)
 {
-	for (int i = 0; i < 4; i++)
-		set_knob(knobs[i], self->saved[i]);
-	write_file(THP_SYSFS "enabled", self->thp);
+	knobs_pop();
 }
 
 TEST_F(prezero, bad_input_is_rejected_and_changes_nothing)
@@ -135,20 +124,20 @@ TEST_F(prezero, bad_input_is_rejected_and_changes_nothing)
 	static const char *const bad[] = { "2", "-1", "abc", "1x", "99999999999999999999" };
 
 	for (int k = 0; k < 4; k++) {
-		long before = knob(knobs[k]);
+		long before = sysfs_read_long(knobs[k]);
 
 		for (size_t b = 0; b < sizeof(bad) / sizeof(bad[0]); b++) {
 			/* rate and target_mb take numbers: "2" is fine for them. */
 			if (!strcmp(bad[b], "2") && k != 0 && k != 3)
 				continue;
-			EXPECT_EQ(EINVAL, set_knob(knobs[k], bad[b])) {
+			EXPECT_EQ(EINVAL, sysfs_write(knobs[k], bad[b])) {
 				TH_LOG("%s accepted '%s'", knobs[k], bad[b]);
 			}
-			EXPECT_EQ(before, knob(knobs[k]));
+			EXPECT_EQ(before, sysfs_read_long(knobs[k]));
 		}
 	}
-	EXPECT_EQ(EINVAL, set_knob("rate", "16777217"));
-	EXPECT_EQ(EINVAL, set_knob("target_mb", "1000000000"));
+	EXPECT_EQ(EINVAL, sysfs_write(PREZERO "rate", "16777217"));
+	EXPECT_EQ(EINVAL, sysfs_write(PREZERO "target_mb", "1000000000"));
 }
 
 static void prezeroed_faults(struct __test_metadata *_metadata, const char *thp,
@@ -158,7 +147,7 @@ static void prezeroed_faults(struct __test_metadata *_metadata, const char *thp,
 	int round;
 
 	ASSERT_EQ(0, write_file(THP_SYSFS "enabled", thp));
-	ASSERT_EQ(0, set_knob("enabled", "1"));
+	ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "1"));
 	churn = start_churn(32 * MB);
 	ASSERT_LT(0, churn);
 
@@ -215,7 +204,7 @@ TEST_F_TIMEOUT(prezero, off_means_no_counter_moves, 600)
 	long before[5];
 	char *p;
 
-	ASSERT_EQ(0, set_knob("enabled", "0"));
+	ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "0"));
 	ASSERT_EQ(0, write_file(THP_SYSFS "enabled", "always"));
 	dirty_and_free(64 * MB);
 	for (int i = 0; i < 5; i++)
@@ -238,13 +227,13 @@ TEST_F_TIMEOUT(prezero, target_bounds_zeroed_memory, 600)
 	unsigned long have, target;
 	char buf[32];
 
-	ASSERT_EQ(0, set_knob("enabled", "0"));
+	ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "0"));
 	dirty_and_free(512 * MB);
 	have = vmstat("nr_free_zeroed") * PAGE_SZ / MB;
 	target = have + 64;
 	snprintf(buf, sizeof(buf), "%lu", target);
-	ASSERT_EQ(0, set_knob("target_mb", buf));
-	ASSERT_EQ(0, set_knob("enabled", "1"));
+	ASSERT_EQ(0, sysfs_write(PREZERO "target_mb", buf));
+	ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "1"));
 	ASSERT_TRUE(wait_zeroed(target, 60));
 	sleep(2);
 	/* Each node's thread stops within one block (4 MB) of the target. */
@@ -261,10 +250,10 @@ TEST_F_TIMEOUT(prezero, rate_limit_is_observed, 600)
 	double t0, secs;
 	long z0, pages;
 
-	ASSERT_EQ(0, set_knob("enabled", "0"));
+	ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "0"));
 	dirty_and_free(512 * MB);
-	ASSERT_EQ(0, set_knob("rate", "2560"));
-	ASSERT_EQ(0, set_knob("enabled", "1"));
+	ASSERT_EQ(0, sysfs_write(PREZERO "rate", "2560"));
+	ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "1"));
 	z0 = vmstat("hawkeye_prezero_pages");
 	t0 = now_s();
 	sleep(4);
@@ -310,7 +299,7 @@ TEST_F_TIMEOUT(prezero, one_thread_per_node_zeroes_its_node, 600)
 
 	if (access(NODE_SYSFS "1", F_OK))
 		SKIP(return, "one NUMA node (make test's debug boot has two)");
-	ASSERT_EQ(0, set_knob("enabled", "1"));
+	ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "1"));
 	for (nid = 0; nid < 2; nid++) {
 		char name[32], path[64], cpus[64], status[2048], *allowed;
 

@@ -23,22 +23,22 @@
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
-#define PROMOTE "/sys/kernel/mm/hawkeye/promote/"
-#define KNOB_DIR PROMOTE
 #include "hawkeye_test.h"
 
-
+/* Promotion's numeric knobs, and the others a test here changes. */
 static const char *const knobs[] = {
-	"scan_period_ms", "sample_window_ms", "ema_weight", "batch", "sleep_ms",
-	"pmu_threshold", "pmu_band", "pmu_ttl_ms",
+	PROMOTE "scan_period_ms", PROMOTE "sample_window_ms", PROMOTE "ema_weight",
+	PROMOTE "batch", PROMOTE "sleep_ms", PROMOTE "pmu_threshold", PROMOTE "pmu_band",
+	PROMOTE "pmu_ttl_ms",
 };
-static const char *const khugepaged_knobs[] = {
-	"scan_sleep_millisecs", "alloc_sleep_millisecs", "pages_to_scan",
+static const char *const other_knobs[] = {
+	PROMOTE "policy", KHUGEPAGED "scan_sleep_millisecs", KHUGEPAGED "alloc_sleep_millisecs",
+	KHUGEPAGED "pages_to_scan", THP_SYSFS "enabled",
 };
 
 static int set_policy(const char *p)
 {
-	return set_knob("policy", p);
+	return sysfs_write(PROMOTE "policy", p);
 }
 
 static int set_thp(const char *val)
@@ -134,79 +134,54 @@ static void tracing_write(const char *file, const char *val)
 	write_file(path, val);
 }
 
-FIXTURE(promote) {
-	char thp[32];
-	char policy[32];
-	long knobs[NR(knobs)];
-	long khugepaged[NR(khugepaged_knobs)];
-};
+FIXTURE(promote) {};
 
 FIXTURE_SETUP(promote)
 {
-	char path[128];
-	unsigned int i;
-
 	if (access(PROMOTE "policy", F_OK))
 		SKIP(return, "no HawkEye promotion in this kernel");
-	ASSERT_EQ(0, read_choice(THP_SYSFS "enabled", self->thp, sizeof(self->thp)));
-	ASSERT_EQ(0, read_choice(PROMOTE "policy", self->policy, sizeof(self->policy)));
-	for (i = 0; i < NR(knobs); i++)
-		self->knobs[i] = knob(knobs[i]);
-	for (i = 0; i < NR(khugepaged_knobs); i++) {
-		snprintf(path, sizeof(path), KHUGEPAGED "%s", khugepaged_knobs[i]);
-		self->khugepaged[i] = sysfs_read_long(path);
-	}
+	/* Popped in reverse: the policy goes back last. */
+	ASSERT_EQ(0, knobs_push(other_knobs, NR(other_knobs)));
+	ASSERT_EQ(0, knobs_push(knobs, NR(knobs)));
 	/* Fast knobs: sample every 2 s for 200 ms, promote every 500 ms. */
 	ASSERT_EQ(0, set_policy("linux"));
-	ASSERT_EQ(0, set_knob_long("sample_window_ms", 200));
-	ASSERT_EQ(0, set_knob_long("scan_period_ms", 2000));
-	ASSERT_EQ(0, set_knob_long("sleep_ms", 500));
-	ASSERT_EQ(0, set_knob_long("batch", 8));
-	ASSERT_EQ(0, set_knob_long("ema_weight", 50));
+	ASSERT_EQ(0, sysfs_write_long(PROMOTE "sample_window_ms", 200));
+	ASSERT_EQ(0, sysfs_write_long(PROMOTE "scan_period_ms", 2000));
+	ASSERT_EQ(0, sysfs_write_long(PROMOTE "sleep_ms", 500));
+	ASSERT_EQ(0, sysfs_write_long(PROMOTE "batch", 8));
+	ASSERT_EQ(0, sysfs_write_long(PROMOTE "ema_weight", 50));
 	ASSERT_EQ(0, sysfs_write(KHUGEPAGED "scan_sleep_millisecs", "500"));
 	ASSERT_EQ(0, sysfs_write(KHUGEPAGED "pages_to_scan", "4096"));
 }
 
 FIXTURE_TEARDOWN(promote)
 {
-	char path[128], val[32];
-	unsigned int i;
-
 	set_policy("linux");
-	/* Twice: the window must stay below the period in between. */
-	for (int pass = 0; pass < 2; pass++)
-		for (i = 0; i < NR(knobs); i++)
-			set_knob_long(knobs[i], self->knobs[i]);
-	for (i = 0; i < NR(khugepaged_knobs); i++) {
-		snprintf(path, sizeof(path), KHUGEPAGED "%s", khugepaged_knobs[i]);
-		snprintf(val, sizeof(val), "%ld", self->khugepaged[i]);
-		sysfs_write(path, val);
-	}
-	set_thp(self->thp);
-	set_policy(self->policy);
+	knobs_pop();
+	knobs_pop();
 	tracing_write("events/hawkeye/enable", "0");
 }
 
 TEST_F(promote, bad_input_is_rejected_and_changes_nothing)
 {
 	static const struct { const char *knob, *val; } bad[] = {
-		{ "policy", "\n" }, { "policy", "hawkeye" }, { "policy", "[linux]" },
-		{ "policy", "linux hawkeye-g" }, { "policy", "1" },
-		{ "scan_period_ms", "0" }, { "scan_period_ms", "-1" },
-		{ "scan_period_ms", "abc" }, { "scan_period_ms", "200" },
-		{ "scan_period_ms", "100" }, { "scan_period_ms", "3600001" },
-		{ "scan_period_ms", "99999999999999999999" },
-		{ "sample_window_ms", "0" }, { "sample_window_ms", "2000" },
-		{ "sample_window_ms", "5000" }, { "sample_window_ms", "1.5" },
-		{ "ema_weight", "0" }, { "ema_weight", "101" }, { "ema_weight", "50%" },
-		{ "batch", "0" }, { "batch", "4097" }, { "batch", "\n" },
-		{ "sleep_ms", "0" }, { "sleep_ms", "3600001" }, { "sleep_ms", "x" },
-		{ "pmu_threshold", "10001" }, { "pmu_threshold", "-1" },
-		{ "pmu_band", "10001" }, { "pmu_band", "2%" },
-		{ "pmu_ttl_ms", "0" }, { "pmu_ttl_ms", "3600001" },
-		{ "measured_overhead", "1" }, { "measured_overhead", "1 10001" },
-		{ "measured_overhead", "1 -2" }, { "measured_overhead", "x 5" },
-		{ "measured_overhead", "0 5" }, { "measured_overhead", "1 5 6" },
+		{ PROMOTE "policy", "\n" }, { PROMOTE "policy", "hawkeye" }, { PROMOTE "policy", "[linux]" },
+		{ PROMOTE "policy", "linux hawkeye-g" }, { PROMOTE "policy", "1" },
+		{ PROMOTE "scan_period_ms", "0" }, { PROMOTE "scan_period_ms", "-1" },
+		{ PROMOTE "scan_period_ms", "abc" }, { PROMOTE "scan_period_ms", "200" },
+		{ PROMOTE "scan_period_ms", "100" }, { PROMOTE "scan_period_ms", "3600001" },
+		{ PROMOTE "scan_period_ms", "99999999999999999999" },
+		{ PROMOTE "sample_window_ms", "0" }, { PROMOTE "sample_window_ms", "2000" },
+		{ PROMOTE "sample_window_ms", "5000" }, { PROMOTE "sample_window_ms", "1.5" },
+		{ PROMOTE "ema_weight", "0" }, { PROMOTE "ema_weight", "101" }, { PROMOTE "ema_weight", "50%" },
+		{ PROMOTE "batch", "0" }, { PROMOTE "batch", "4097" }, { PROMOTE "batch", "\n" },
+		{ PROMOTE "sleep_ms", "0" }, { PROMOTE "sleep_ms", "3600001" }, { PROMOTE "sleep_ms", "x" },
+		{ PROMOTE "pmu_threshold", "10001" }, { PROMOTE "pmu_threshold", "-1" },
+		{ PROMOTE "pmu_band", "10001" }, { PROMOTE "pmu_band", "2%" },
+		{ PROMOTE "pmu_ttl_ms", "0" }, { PROMOTE "pmu_ttl_ms", "3600001" },
+		{ PROMOTE "measured_overhead", "1" }, { PROMOTE "measured_overhead", "1 10001" },
+		{ PROMOTE "measured_overhead", "1 -2" }, { PROMOTE "measured_overhead", "x 5" },
+		{ PROMOTE "measured_overhead", "0 5" }, { PROMOTE "measured_overhead", "1 5 6" },
 	};
 	char before[64], after[64];
 	long vals[NR(knobs)];
@@ -215,38 +190,38 @@ TEST_F(promote, bad_input_is_rejected_and_changes_nothing)
 	ASSERT_EQ(0, read_file(PROMOTE "policy", before, sizeof(before)));
 	EXPECT_STREQ("[linux] hawkeye-g hawkeye-pmu ingens freebsd\n", before);
 	for (k = 0; k < NR(knobs); k++)
-		vals[k] = knob(knobs[k]);
+		vals[k] = sysfs_read_long(knobs[k]);
 	for (i = 0; i < NR(bad); i++) {
-		EXPECT_EQ(EINVAL, set_knob(bad[i].knob, bad[i].val))
+		EXPECT_EQ(EINVAL, sysfs_write(bad[i].knob, bad[i].val))
 			TH_LOG("%s <- '%s' accepted", bad[i].knob, bad[i].val);
 		for (k = 0; k < NR(knobs); k++)
-			EXPECT_EQ(vals[k], knob(knobs[k])) TH_LOG("knob %u changed", k);
+			EXPECT_EQ(vals[k], sysfs_read_long(knobs[k])) TH_LOG("knob %u changed", k);
 		ASSERT_EQ(0, read_file(PROMOTE "policy", after, sizeof(after)));
 		EXPECT_STREQ(before, after);
 	}
 
 	/* Good values are taken, edges included. */
-	EXPECT_EQ(0, set_knob("ema_weight", "100"));
-	EXPECT_EQ(100, knob("ema_weight"));
-	EXPECT_EQ(0, set_knob("ema_weight", "1"));
-	EXPECT_EQ(1, knob("ema_weight"));
-	EXPECT_EQ(0, set_knob("batch", "4096"));
-	EXPECT_EQ(0, set_knob("sample_window_ms", "1999"));
-	EXPECT_EQ(0, set_knob("scan_period_ms", "3600000"));
-	EXPECT_EQ(0, set_knob("policy", "hawkeye-g\n"));
+	EXPECT_EQ(0, sysfs_write(PROMOTE "ema_weight", "100"));
+	EXPECT_EQ(100, sysfs_read_long(PROMOTE "ema_weight"));
+	EXPECT_EQ(0, sysfs_write(PROMOTE "ema_weight", "1"));
+	EXPECT_EQ(1, sysfs_read_long(PROMOTE "ema_weight"));
+	EXPECT_EQ(0, sysfs_write(PROMOTE "batch", "4096"));
+	EXPECT_EQ(0, sysfs_write(PROMOTE "sample_window_ms", "1999"));
+	EXPECT_EQ(0, sysfs_write(PROMOTE "scan_period_ms", "3600000"));
+	EXPECT_EQ(0, sysfs_write(PROMOTE "policy", "hawkeye-g\n"));
 	ASSERT_EQ(0, read_file(PROMOTE "policy", after, sizeof(after)));
 	EXPECT_STREQ("linux [hawkeye-g] hawkeye-pmu ingens freebsd\n", after);
-	EXPECT_EQ(0, set_knob("policy", "hawkeye-pmu"));
+	EXPECT_EQ(0, sysfs_write(PROMOTE "policy", "hawkeye-pmu"));
 	ASSERT_EQ(0, read_file(PROMOTE "policy", after, sizeof(after)));
 	EXPECT_STREQ("linux hawkeye-g [hawkeye-pmu] ingens freebsd\n", after);
-	EXPECT_EQ(0, set_knob("pmu_threshold", "10000"));
-	EXPECT_EQ(0, set_knob("pmu_band", "0"));
-	EXPECT_EQ(0, set_knob("pmu_ttl_ms", "1"));
+	EXPECT_EQ(0, sysfs_write(PROMOTE "pmu_threshold", "10000"));
+	EXPECT_EQ(0, sysfs_write(PROMOTE "pmu_band", "0"));
+	EXPECT_EQ(0, sysfs_write(PROMOTE "pmu_ttl_ms", "1"));
 	/* No such process; a kernel thread, which has no memory. */
-	EXPECT_EQ(ESRCH, set_knob("measured_overhead", "999999 100"));
-	EXPECT_EQ(ESRCH, set_knob("measured_overhead", "2 100"));
-	EXPECT_EQ(0, set_knob("policy", "hawkeye-g"));
-	EXPECT_EQ(0, set_knob("policy", "linux"));
+	EXPECT_EQ(ESRCH, sysfs_write(PROMOTE "measured_overhead", "999999 100"));
+	EXPECT_EQ(ESRCH, sysfs_write(PROMOTE "measured_overhead", "2 100"));
+	EXPECT_EQ(0, sysfs_write(PROMOTE "policy", "hawkeye-g"));
+	EXPECT_EQ(0, sysfs_write(PROMOTE "policy", "linux"));
 	ASSERT_EQ(0, read_file(PROMOTE "policy", after, sizeof(after)));
 	EXPECT_STREQ("[linux] hawkeye-g hawkeye-pmu ingens freebsd\n", after);
 }
@@ -489,7 +464,7 @@ static int measure(int pid, int bp)
 	char buf[32];
 
 	snprintf(buf, sizeof(buf), "%d %d", pid, bp);
-	return set_knob("measured_overhead", buf);
+	return sysfs_write(PROMOTE "measured_overhead", buf);
 }
 
 static int fairness(struct __test_metadata *_metadata, const char *policy,
@@ -542,7 +517,7 @@ static int fairness(struct __test_metadata *_metadata, const char *policy,
 
 TEST_F_TIMEOUT(promote, hawkeye_g_serves_processes_in_turns, 300)
 {
-	long spread, batch_kb = knob("batch") * (HPAGE_SZ / 1024);
+	long spread, batch_kb = sysfs_read_long(PROMOTE "batch") * (HPAGE_SZ / 1024);
 	int partial;
 
 	ASSERT_EQ(0, fairness(_metadata, "hawkeye-g", NULL, &spread, &partial));
@@ -564,10 +539,10 @@ TEST_F_TIMEOUT(promote, linux_serves_processes_one_after_another, 300)
 TEST_F_TIMEOUT(promote, hawkeye_pmu_near_ties_take_turns, 300)
 {
 	static const int measured[3] = { 3000, 2950, 2990 };
-	long spread, batch_kb = knob("batch") * (HPAGE_SZ / 1024);
+	long spread, batch_kb = sysfs_read_long(PROMOTE "batch") * (HPAGE_SZ / 1024);
 	int partial;
 
-	ASSERT_EQ(0, set_knob_long("pmu_ttl_ms", 600000));
+	ASSERT_EQ(0, sysfs_write_long(PROMOTE "pmu_ttl_ms", 600000));
 	ASSERT_EQ(0, fairness(_metadata, "hawkeye-pmu", measured, &spread, &partial));
 	EXPECT_LE(spread, batch_kb);
 	EXPECT_GE(partial, 2);
@@ -594,11 +569,11 @@ static bool stays(int pid, long kb, long ms)
 TEST_F_TIMEOUT(promote, hawkeye_pmu_promotes_for_the_highest_measured_overhead, 300)
 {
 	struct toucher a = {}, b = {}, c = {};
-	long kb_a, step_kb = knob("batch") * (HPAGE_SZ / 1024);
+	long kb_a, step_kb = sysfs_read_long(PROMOTE "batch") * (HPAGE_SZ / 1024);
 	double end;
 	int pid;
 
-	ASSERT_EQ(0, set_knob_long("pmu_ttl_ms", 600000));
+	ASSERT_EQ(0, sysfs_write_long(PROMOTE "pmu_ttl_ms", 600000));
 	ASSERT_EQ(0, set_thp("never"));
 	ASSERT_EQ(0, toucher_start(&a, FAIR_LEN, 0, 1.0, false));
 	ASSERT_EQ(0, toucher_start(&b, FAIR_LEN, 0, 1.0, false));
@@ -707,7 +682,7 @@ TEST_F_TIMEOUT(promote, hawkeye_pmu_without_measurements_works_as_hawkeye_g, 240
 	ASSERT_EQ(0, set_thp("madvise"));
 	ASSERT_EQ(0, toucher_go(&t));
 	/* A measurement that expires at once is none. */
-	ASSERT_EQ(0, set_knob_long("pmu_ttl_ms", 1));
+	ASSERT_EQ(0, sysfs_write_long(PROMOTE "pmu_ttl_ms", 1));
 	ASSERT_EQ(0, measure(t.pid, 9000));
 	sleep_ms(20);
 	EXPECT_TRUE(measured_none(t.pid));
@@ -808,9 +783,9 @@ TEST_F_TIMEOUT(promote, exit_munmap_mremap_fork_and_switches_lose_nothing, 300)
 	int i, st, nr = 0;
 	double end;
 
-	ASSERT_EQ(0, set_knob_long("sample_window_ms", 50));
-	ASSERT_EQ(0, set_knob_long("scan_period_ms", 300));
-	ASSERT_EQ(0, set_knob_long("sleep_ms", 100));
+	ASSERT_EQ(0, sysfs_write_long(PROMOTE "sample_window_ms", 50));
+	ASSERT_EQ(0, sysfs_write_long(PROMOTE "scan_period_ms", 300));
+	ASSERT_EQ(0, sysfs_write_long(PROMOTE "sleep_ms", 100));
 	ASSERT_EQ(0, set_thp("madvise"));
 	ASSERT_EQ(0, set_policy("hawkeye-g"));
 	for (i = 0; i < 12; i++) {
@@ -864,7 +839,7 @@ TEST_F_TIMEOUT(promote, proc_pid_hawkeye_is_consistent, 120)
 	FILE *f;
 
 	/* Promotion made slow: the map is still full when read. */
-	ASSERT_EQ(0, set_knob_long("sleep_ms", 600000));
+	ASSERT_EQ(0, sysfs_write_long(PROMOTE "sleep_ms", 600000));
 	ASSERT_EQ(0, set_thp("never"));
 	ASSERT_EQ(0, toucher_start(&t, 32 * MB, 0.5, 1.0, false));
 	ASSERT_EQ(0, set_policy("hawkeye-g"));

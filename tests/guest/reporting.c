@@ -15,7 +15,6 @@
 #include "kselftest_harness.h"
 #include "hawkeye_test.h"
 
-#define PREZERO "/sys/kernel/mm/hawkeye/prezero/"
 
 static bool have_reporting_balloon(void)
 {
@@ -46,8 +45,9 @@ static void churn(int secs)
 	}
 }
 
-FIXTURE(reporting) {
-};
+FIXTURE(reporting) {};
+
+static const char *const knobs[] = { PREZERO "rate", PREZERO "enabled" };
 
 FIXTURE_SETUP(reporting)
 {
@@ -55,13 +55,14 @@ FIXTURE_SETUP(reporting)
 		SKIP(return, "not a HawkEye kernel");
 	if (!have_reporting_balloon())
 		SKIP(return, "no virtio-balloon (scripts/vm-run --balloon)");
+	ASSERT_EQ(0, knobs_push(knobs, NR(knobs)));
 	ASSERT_EQ(0, sysfs_write(PREZERO "rate", "0"));
 	ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "1"));
 }
 
 FIXTURE_TEARDOWN(reporting)
 {
-	sysfs_write(PREZERO "enabled", "0");
+	knobs_pop();
 }
 
 TEST_F_TIMEOUT(reporting, prezero_settles_beside_free_page_reporting, 180)

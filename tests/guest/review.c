@@ -43,11 +43,6 @@
 #include "kselftest_harness.h"
 #include "hawkeye_test.h"
 
-#define HAWKEYE "/sys/kernel/mm/hawkeye/"
-#define PROMOTE HAWKEYE "promote/"
-#define DEBLOAT HAWKEYE "debloat/"
-#define PREZERO HAWKEYE "prezero/"
-
 /* Every knob a test here changes; the fixture puts them back. */
 static const char *const knob_paths[] = {
 	THP_SYSFS "enabled", THP_SYSFS "defrag",
@@ -59,43 +54,21 @@ static const char *const knob_paths[] = {
 	PREZERO "enabled", PREZERO "rate", PREZERO "target_mb",
 };
 
-FIXTURE(review) {
-	char saved[NR(knob_paths)][64];
-};
-
-/* A knob's value as it is written back: the selected word of a choice. */
-static void knob_save(const char *path, char *out, size_t len)
-{
-	if (read_choice(path, out, len) == 0)
-		return;
-	if (read_file(path, out, len))
-		out[0] = '\0';
-	out[strcspn(out, "\n")] = '\0';
-}
+FIXTURE(review) {};
 
 FIXTURE_SETUP(review)
 {
-	unsigned int i;
-
 	if (access(PROMOTE "policy", F_OK))
 		SKIP(return, "not a HawkEye kernel");
-	for (i = 0; i < NR(knob_paths); i++)
-		knob_save(knob_paths[i], self->saved[i], sizeof(self->saved[i]));
+	ASSERT_EQ(0, knobs_push(knob_paths, NR(knob_paths)));
 }
 
 FIXTURE_TEARDOWN(review)
 {
-	unsigned int i;
-	int pass;
-
 	sysfs_write(DEBLOAT "enabled", "0");
 	sysfs_write(PREZERO "enabled", "0");
 	sysfs_write("/sys/kernel/debug/failslab/probability", "0");
-	/* Twice: a watermark refused for its order goes in the second time. */
-	for (pass = 0; pass < 2; pass++)
-		for (i = 0; i < NR(knob_paths); i++)
-			if (self->saved[i][0])
-				sysfs_write(knob_paths[i], self->saved[i]);
+	knobs_pop();
 }
 
 static bool all_bytes(const char *buf, char c, size_t len)

@@ -3,7 +3,12 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "scripts"))
-from consolelog import kernel_problems, kunit_results  # noqa: E402
+from consolelog import KUNIT_DIR, kernel_problems, kunit_results  # noqa: E402
+
+import pytest  # noqa: E402
+
+needs_kunit = pytest.mark.skipif(not os.path.exists(os.path.join(KUNIT_DIR, "kunit_parser.py")),
+                                 reason="no kernel tree (make test builds one)")
 
 CLEAN_BOOT = """\
 [    0.000000] Linux version 6.12.117-hawkeye-debug
@@ -49,6 +54,7 @@ KTAP = """\
 """
 
 
+@needs_kunit
 def test_kunit_cases_are_read():
     assert kunit_results(KTAP) == [
         ("hawkeye-prezero", "zero_list_order", "pass"),
@@ -58,5 +64,26 @@ def test_kunit_cases_are_read():
     ]
 
 
+@needs_kunit
 def test_no_kunit_in_log():
     assert kunit_results(CLEAN_BOOT) == []
+
+
+@needs_kunit
+def test_a_case_the_kernel_did_not_finish_is_a_failure():
+    crashed = """\
+[    1.0] KTAP version 1
+[    1.0] 1..1
+[    1.0]     KTAP version 1
+[    1.0]     # Subtest: hawkeye-promote
+[    1.0]     1..3
+[    1.0]     ok 1 first
+[    1.0] random: crng init done
+[    1.0]     ok 2 second
+[    1.0] BUG: unable to handle page fault for address: 0000
+"""
+    assert kunit_results(crashed) == [
+        ("hawkeye-promote", "first", "pass"),
+        ("hawkeye-promote", "second", "pass"),
+        ("hawkeye-promote", "(did not finish)", "fail"),
+    ]

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import time
 
 import pytest
 
@@ -374,6 +375,13 @@ def test_one_process_not_permitted_is_skipped(pmud):
     victim = subprocess.Popen(["sleep", "6"])
     own = subprocess.Popen(as_user(65534, ["sleep", "6"]))
     try:
+        # Until setpriv has exec'd sleep, the process is still root's: the
+        # daemon could not count it either (it failed so on a loaded host).
+        for _ in range(500):
+            with open(f"/proc/{own.pid}/comm") as f:
+                if f.read().strip() == "sleep":
+                    break
+            time.sleep(0.01)
         for p in (victim, own):
             fake_proc(tmp_path / "proc", p.pid)
         sysfs = tmp_path / "measured_overhead"

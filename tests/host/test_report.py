@@ -6,6 +6,10 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
 import report  # noqa: E402
+from experiments import SECTIONS  # noqa: E402
+from experiments.common import verdict  # noqa: E402
+
+REPO = os.path.join(os.path.dirname(__file__), "..", "..")
 
 
 def metrics(faults, avg_us, total_s, prezeroed=0):
@@ -262,117 +266,35 @@ def test_unknown_results_and_plots_are_listed(tmp_path):
 
 
 def test_verdict_and_paper_dict():
-    assert report.verdict(None, 2.0) == "not run"
-    assert report.verdict(2.1, 2.0) == "matches"
-    assert report.verdict(4.0, 2.0) == "same direction, size differs"
-    assert report.verdict(0.5, 2.0) == "opposite"
-    assert report.verdict(1.17, 1.0, tol=0.10) == "differs"
-    t1 = report.PAPER["table1"]
+    assert verdict(None, 2.0) == "not run"
+    assert verdict(2.1, 2.0) == "matches"
+    assert verdict(4.0, 2.0) == "same direction, size differs"
+    assert verdict(0.5, 2.0) == "opposite"
+    assert verdict(1.17, 1.0, tol=0.10) == "differs"
+    paper = {k: v for mod in SECTIONS for k, v in mod.PAPER.items()}
+    t1 = paper["table1"]
     for key in ("faults", "fault_time_s", "avg_fault_us", "sys_s", "total_s"):
         assert len(t1[key]) == len(t1["columns"])
-    for rows in report.PAPER["table5"]["rows"].values():
-        assert all(len(r) == len(report.PAPER["table5"]["columns"]) for r in rows)
-    assert all(len(v) == 5 for v in report.PAPER["table8"]["rows"].values())
-    for entry in report.PAPER.values():
-        if isinstance(entry, dict):
-            assert entry["source"]
+    for rows in paper["table5"]["rows"].values():
+        assert all(len(r) == len(paper["table5"]["columns"]) for r in rows)
+    assert all(len(v) == 5 for v in paper["table8"]["rows"].values())
+    for entry in paper.values():
+        assert entry["source"]
 
 
-PMU = {
-    "environment": {"kernel": "6.12.117-hawkeye", "boot": {"hawkeye/promote/pmu_threshold": 200}},
-    "workloads": {
-        "xsbench+sequential": {
-            "policies": {
-                "hawkeye-g": {
-                    "overhead": {"source": None},
-                    "random": {"t90": 60.0, "t_full": 66.0, "rate": 100.0},
-                    "sequential": {"final_huge": 24, "rate": 450.0},
-                    "sequential_huge_by_random_full": 24,
-                },
-                "hawkeye-pmu": {
-                    "overhead": {"source": "synthetic", "synthetic": True, "pmud_message": "no hardware PMU"},
-                    "random": {"t90": 20.0, "t_full": 22.0, "rate": 95.0},
-                    "sequential": {"final_huge": 0, "rate": 500.0},
-                    "sequential_huge_by_random_full": 0,
-                },
-            },
-            "comparison": {"t_full_g_over_pmu": 3.0, "random_rate_pmu_over_g": 0.95},
-        }
-    },
-}
+def test_every_section_declares_its_files_and_paper_numbers():
+    seen = set()
+    for mod in SECTIONS:
+        assert mod.FILES and mod.PAPER and callable(mod.render), mod.__name__
+        assert not seen & set(mod.FILES), f"{mod.__name__} reads a file another section owns"
+        seen |= set(mod.FILES)
+    assert seen == report.KNOWN
 
 
-def test_table9_from_pmu_json(tmp_path):
-    (tmp_path / "pmu.json").write_text(json.dumps(PMU))
-    res = report.load(str(tmp_path))
-    text, claims = report.build_report(res, str(tmp_path))
-    assert "## Table 9: HawkEye-G vs HawkEye-PMU" in text and "pmu.json" not in text.split("## Other")[-1][:0]
-    assert "| xsbench+sequential | hawkeye-pmu | synthetic | 20.0 | 22.0 |" in text
-    assert "no hardware PMU" in text
-    c = {k[0]: k for k in claims}
-    first = [k for k in c if "gives huge pages to the TLB-sensitive process first" in k][0]
-    assert c[first][3].startswith("reproduced (synthetic")
-    speed = [k for k in c if "runs faster under HawkEye-PMU" in k][0]
-    assert c[speed][1] == "1.26x" and c[speed][3].startswith("not reproduced")
-    assert "### pmu.json" not in text
-
-
-def order_run(t90, speedup, lower=False, redis_mb=0):
-    return {"run": 1, "seconds": 35.0, "rate": 100.0, "unit": "lookups", "speedup": speedup,
-            "t90": t90, "t90_lower_bound": lower, "final_coverage": 1.0 if not lower else 0.5,
-            "final_huge": 40, "regions": 48, "hot_regions": 6,
-            "redis_anon_huge_kb_end": redis_mb * 1024, "redis_rss_kb_end": 70000,
-            "redis_get_per_s": 998.0, "redis_fill_s": 3.0, "series": []}
-
-
-ORDER = {
-    "benchmark": "order",
-    "environment": {"kernel": "6.12.117-hawkeye", "flavour": "release",
-                    "thread_cpu": [{"run": 1, "experiment": "order", "workload": "xsbench",
-                                    "config": "hawkeye-g workload-first", "seconds": 50.0,
-                                    "threads": {"hawkeye_promoted": 0.5, "khugepaged": 0.0}}]},
-    "policies": {
-        "none": {"workload-first": order_run(35.0, None, lower=True)},
-        "linux": {"workload-first": order_run(10.0, 1.01), "redis-first": order_run(35.0, 0.99, True, 64),
-                  "t90_redis_first_over_workload_first": 3.5},
-        "hawkeye-g": {"workload-first": order_run(4.0, 1.02), "redis-first": order_run(4.4, 1.01),
-                      "t90_redis_first_over_workload_first": 1.1},
-    },
-}
-
-
-def test_order_and_thread_cpu(tmp_path):
-    (tmp_path / "order.json").write_text(json.dumps(ORDER))
-    (tmp_path / "bloat.json").write_text(json.dumps(dict(BLOAT, thread_cpu=[
-        {"type": "thread_cpu", "experiment": "bloat", "config": "HawkEye", "seconds": 100.0,
-         "threads": {"hawkeye_debloatd": 2.0, "hawkeye_zerod": 1.0}}])))
-    res = report.load(str(tmp_path))
-    text, claims = report.build_report(res, str(tmp_path))
-    c = claims_by_prefix(claims)
-    lo = c["Linux's promotion depends on the launch order, HawkEye-G's does not (Figure 8)"]
-    assert lo[3] == "reproduced" and lo[2] == "t90 redis-first / workload-first: linux 3.50x, hawkeye-g 1.10x"
-    assert c["HawkEye helps the TLB-sensitive workload whatever the launch order (Figure 8)"][3].startswith(
-        "not reproduced")
-    assert "| linux | redis-first | 0.99x | ≥35.0 | 50.0 % | 40 | 64.0 | 998 |" in text
-    assert "linux 3.50x, hawkeye-g 1.10x" in text
-    # thread CPU from both results; the worst HawkEye share is bloat's 3 %
-    assert "| bloat | HawkEye | 100.0 |" in text and "| order | xsbench hawkeye-g workload-first | 50.0 |" in text
-    cpu = c["HawkEye's threads cost little CPU at their default rates during the runs (§4)"]
-    assert cpu[2] == "at most 3.00 % of one CPU (promotion and bloat runs)" and cpu[3] == "reproduced"
-
-
-def test_repeated_throughput(tmp_path):
-    (tmp_path / "bloat.json").write_text(json.dumps(BLOAT))
-    (tmp_path / "bloat-throughput.json").write_text(json.dumps({"env": {"kernel": "k"}, "repeated": {
-        "throughput_no_pressure": {
-            "Linux-2MB": {"runs": {"1": 10000, "2": 12000}, "mean": 11000, "stdev": 1414.2},
-            "HawkEye": {"runs": {"1": 9500, "2": 11500}, "mean": 10500, "stdev": 1414.2}},
-        "hawkeye_vs_2mb_throughput": 10500 / 11000,
-        "hawkeye_vs_2mb_throughput_pairs": {"1": 0.95, "2": 0.958},
-        "hawkeye_throughput_within_2pct_of_2mb": False}}))
-    text, claims = report.build_report(report.load(str(tmp_path)), str(tmp_path))
-    c = claims_by_prefix(claims)
-    rep = c["HawkEye keeps Linux-2MB's throughput while memory is free, interleaved repetitions (Table 7)"]
-    assert rep[2] == "0.95x (mean of 2 runs each, spread ±13 %)"
-    assert rep[3] == "not reproduced (within the run-to-run spread)"
-    assert "| HawkEye | 9.50, 11.5 | 10.5 | 1.41 |" in text
+def test_committed_report_is_what_the_committed_results_render():
+    """results/REPORT.md is generated: changing a section's text without
+    regenerating it (python3 bench/report.py) fails here."""
+    rd = os.path.join(REPO, "results")
+    text, _ = report.build_report(report.load(rd), rd)
+    with open(os.path.join(rd, "REPORT.md")) as f:
+        assert text == f.read()

@@ -35,6 +35,14 @@ def test_manifest_runs_upstream_tests_with_hawkeye_off(tmp_path, monkeypatch):
     assert lines[1].startswith("upstream+x/cow 900 ")
 
 
+def test_manifest_runs_last_upstream_tests_after_ours(tmp_path, monkeypatch):
+    import run
+    monkeypatch.setattr(run, "OUT", str(tmp_path))
+    path = run.write_manifest("", ["/b/baselines"], ["last:transhuge-stress"], 120)
+    names = [line.split()[0] for line in open(path).read().splitlines()]
+    assert names == ["hawkeye/baselines", "soak/stress-ng", "upstream/transhuge-stress"]
+
+
 def test_plain_programs_count_once():
     assert count_one(["Run test: x", "OK"], 0) == (1, 0, 0, "")
     assert count_one([], 4) == (0, 0, 1, "skipped")

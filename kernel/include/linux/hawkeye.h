@@ -2,8 +2,10 @@
 /*
  * HawkEye: huge page management (ASPLOS '19) on top of THP.
  *
- * The hooks the core mm calls. Each is a no-op when CONFIG_HAWKEYE is off
- * and costs one static branch when it is built in but disabled.
+ * The hooks the core mm calls. Each is a no-op when CONFIG_HAWKEYE is off.
+ * Built in but disabled, each costs a static branch, after a page flag
+ * test for those that look at a page's zero mark (hawkeye_take_zeroed(),
+ * hawkeye_keep_from_reporting()).
  */
 #ifndef _LINUX_HAWKEYE_H
 #define _LINUX_HAWKEYE_H
@@ -112,8 +114,8 @@ static inline unsigned int hawkeye_max_ptes_none(struct mm_struct *mm,
 DECLARE_STATIC_KEY_FALSE(hawkeye_promote_key);
 
 /*
- * Is the hawkeye-g promotion policy on? khugepaged then leaves anonymous
- * memory to HawkEye.
+ * Is a promotion policy other than linux on? khugepaged then leaves
+ * anonymous memory to HawkEye's promotion thread.
  */
 static inline bool hawkeye_promote_enabled(void)
 {
@@ -122,7 +124,6 @@ static inline bool hawkeye_promote_enabled(void)
 
 void hawkeye_promote_enter(struct mm_struct *mm);
 void hawkeye_promote_exit(struct mm_struct *mm);
-unsigned long hawkeye_mm_overhead(struct mm_struct *mm);
 void hawkeye_proc_show(struct seq_file *m, struct mm_struct *mm);
 /* Collapse one anonymous 2 MB range with khugepaged's rules. */
 int hawkeye_collapse_anon_pmd(struct mm_struct *mm, unsigned long addr);
@@ -130,8 +131,8 @@ int hawkeye_collapse_anon_pmd(struct mm_struct *mm, unsigned long addr);
 DECLARE_STATIC_KEY_FALSE(hawkeye_base_fault_key);
 
 /*
- * Is the promotion policy ingens or freebsd? Anonymous page faults then
- * map base pages only: no THP, no mTHP, no huge zero page.
+ * Does the promotion policy take anonymous faults (ingens, freebsd)? They
+ * then map base pages only: no THP, no mTHP, no huge zero page.
  */
 static inline bool hawkeye_base_faults(void)
 {
@@ -139,10 +140,10 @@ static inline bool hawkeye_base_faults(void)
 }
 
 /*
- * An anonymous base page fault under ingens or freebsd: registers the
- * process for promotion (as a huge page fault would have), and under
- * freebsd maps the page from a 2 MB reservation. VM_FAULT_FALLBACK: map
- * a base page as usual.
+ * An anonymous base page fault, handed to the promotion policy: ingens
+ * registers the process for promotion (as a huge page fault would have),
+ * freebsd also maps the page from a 2 MB reservation. VM_FAULT_FALLBACK:
+ * map a base page as usual.
  */
 vm_fault_t hawkeye_base_fault(struct vm_fault *vmf);
 /* Make a new folio anonymous for @vma at @address, mapped by nothing. */
@@ -201,11 +202,6 @@ static inline void hawkeye_promote_enter(struct mm_struct *mm)
 
 static inline void hawkeye_promote_exit(struct mm_struct *mm)
 {
-}
-
-static inline unsigned long hawkeye_mm_overhead(struct mm_struct *mm)
-{
-	return 0;
 }
 
 static inline bool hawkeye_base_faults(void)

@@ -3,13 +3,21 @@
  * HawkEye: what several mechanisms share.
  */
 #include <linux/mm.h>
+#include <linux/freezer.h>
+#include <linux/huge_mm.h>
+#include <linux/hrtimer.h>
+#include <linux/kthread.h>
+#include <linux/mmu_notifier.h>
 #include <linux/oom.h>
+#include <linux/pagewalk.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/stat.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include <asm/tlbflush.h>
 
+#include "../internal.h"
 #include "hawkeye.h"
 
 static int hawkeye_cmp_mm(const void *a, const void *b)
@@ -29,7 +37,7 @@ static int hawkeye_cmp_mm(const void *a, const void *b)
  *
  * Each mm is mmgrab()bed once, however many processes share it: the
  * struct stays, the address space may go. Work on one holds it with
- * mmget_not_zero() for the work only, so that nothing keeps the memory of
+ * hawkeye_mm_get() for the work only, so that nothing keeps the memory of
  * a process that exits alive.
  *
  * Return: the number of mms in *@out.
@@ -71,4 +79,257 @@ int hawkeye_grab_user_mms(struct mm_struct ***out, int flag)
 			mms[n++] = mms[i];
 	}
 	return n;
+}
+
+/**
+ * hawkeye_mm_get() - hold an address space for a piece of work
+ * @mm: mmgrab()bed by the caller
+ *
+ * Return: false if the process has exited or is being OOM-reaped;
+ * otherwise mm_users is held: mmput() it after the work.
+ */
+bool hawkeye_mm_get(struct mm_struct *mm)
+{
+	if (!mmget_not_zero(mm))
+		return false;
+	if (hawkeye_mm_alive(mm))
+		return true;
+	mmput(mm);
+	return false;
+}
+
+/**
+ * hawkeye_vma_promotable() - may khugepaged collapse this memory?
+ * @vma: an anonymous or other VMA, under mmap_lock
+ *
+ * Return: true for anonymous memory that may have PMD-sized THPs.
+ */
+bool hawkeye_vma_promotable(struct vm_area_struct *vma)
+{
+	return vma_is_anonymous(vma) &&
+	       thp_vma_allowable_order(vma, vma->vm_flags, TVA_ENFORCE_SYSFS,
+				       PMD_ORDER);
+}
+
+/* Test and clear the accessed bits of secondary MMUs over [@start, @end). */
+static bool secondary_young(struct mm_struct *mm, unsigned long start,
+			    unsigned long end)
+{
+#ifdef CONFIG_MMU_NOTIFIER
+	return mmu_notifier_clear_young(mm, start, end);
+#else
+	return false;	/* no stub for this one in mmu_notifier.h */
+#endif
+}
+
+/**
+ * hawkeye_young_ptes() - test and clear the accessed bits of a 2 MB region
+ * @vma: the VMA, under mmap_lock
+ * @addr: the region's start
+ *
+ * The bits of the base pages mapped there, secondary MMUs' included; the
+ * access is kept for reclaim and idle page tracking. Secondary MMUs (KVM)
+ * are asked once for the whole range, not once per page (512 calls into
+ * KVM, each taking its MMU lock): an access they saw anywhere in it counts
+ * for every present page.
+ *
+ * Return: how many were set, or -1 if the range is not mapped by a page
+ * table (not populated, or huge).
+ */
+int hawkeye_young_ptes(struct vm_area_struct *vma, unsigned long addr)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	pmd_t *pmd = mm_find_pmd(mm, addr);
+	int i, young = 0;
+	bool secondary;
+	spinlock_t *ptl;
+	pte_t *pte;
+
+	if (!pmd)
+		return -1;
+	pte = pte_offset_map_lock(mm, pmd, addr, &ptl);
+	if (!pte)
+		return -1;
+	secondary = secondary_young(mm, addr, addr + HPAGE_PMD_SIZE);
+	for (i = 0; i < HPAGE_PMD_NR; i++, addr += PAGE_SIZE) {
+		pte_t ptent = ptep_get(pte + i);
+		struct folio *folio;
+
+		if (!pte_present(ptent) ||
+		    (!ptep_test_and_clear_young(vma, addr, pte + i) && !secondary))
+			continue;
+		young++;
+		folio = vm_normal_folio(vma, addr, ptent);
+		if (folio)
+			hawkeye_keep_access(folio);
+	}
+	pte_unmap_unlock(pte, ptl);
+	return young;
+}
+
+struct thp_count_walk {
+	bool (*vma_ok)(struct vm_area_struct *vma);
+	struct folio *(*thp)(pmd_t pmdval);
+	struct hawkeye_thp_count *count;
+};
+
+static int thp_count_test_walk(unsigned long start, unsigned long end,
+			       struct mm_walk *walk)
+{
+	struct thp_count_walk *tw = walk->private;
+
+	return tw->vma_ok(walk->vma) ? 0 : 1;
+}
+
+static int thp_count_pmd(pmd_t *pmd, unsigned long addr, unsigned long end,
+			 struct mm_walk *walk)
+{
+	struct thp_count_walk *tw = walk->private;
+	struct folio *folio;
+	spinlock_t *ptl;
+
+	cond_resched();
+	ptl = pmd_trans_huge_lock(pmd, walk->vma);
+	if (!ptl)
+		return 0;
+	folio = tw->thp(*pmd);
+	if (folio) {
+		tw->count->nr++;
+		if (pmdp_clear_young_notify(walk->vma, addr & HPAGE_PMD_MASK,
+					    pmd)) {
+			tw->count->young++;
+			hawkeye_keep_access(folio);
+		}
+	}
+	spin_unlock(ptl);
+	return 0;
+}
+
+static const struct mm_walk_ops thp_count_ops = {
+	.test_walk = thp_count_test_walk,
+	.pmd_entry = thp_count_pmd,
+	.walk_lock = PGWALK_RDLOCK,
+};
+
+/**
+ * hawkeye_count_thps() - count a process's THPs, and those accessed
+ * @mm: held by the caller
+ * @vma_ok: the VMAs to look at
+ * @thp: the folio a PMD maps if it counts, else NULL; under the PMD lock
+ * @count: the THPs and those whose accessed bit was set
+ *
+ * Clears the accessed bits it tests (secondary MMUs' included) and
+ * flushes the TLB, so that the next access sets them again: a call opens
+ * a sample window that the next call closes. The accesses are kept for
+ * reclaim and idle page tracking.
+ */
+void hawkeye_count_thps(struct mm_struct *mm,
+			bool (*vma_ok)(struct vm_area_struct *vma),
+			struct folio *(*thp)(pmd_t pmdval),
+			struct hawkeye_thp_count *count)
+{
+	struct thp_count_walk tw = { vma_ok, thp, count };
+
+	mmap_read_lock(mm);
+	walk_page_range(mm, 0, ULONG_MAX, &thp_count_ops, &tw);
+	mmap_read_unlock(mm);
+	if (count->nr)
+		flush_tlb_mm(mm);
+}
+
+/**
+ * hawkeye_walk_regions() - the 2 MB regions that promotion may collapse
+ * @mm: held by the caller, mmap_lock held for reading
+ * @start: the first address to look at
+ * @end: the end of the range
+ * @fn: called for each region of a promotable VMA in [@start, @end), in
+ *	address order; returning false stops the walk at that region
+ * @arg: passed to @fn
+ *
+ * Return: the address of the region where @fn stopped the walk, or @end.
+ */
+unsigned long hawkeye_walk_regions(struct mm_struct *mm, unsigned long start,
+				   unsigned long end, hawkeye_region_fn fn,
+				   void *arg)
+{
+	VMA_ITERATOR(vmi, mm, start);
+	struct vm_area_struct *vma;
+
+	for_each_vma(vmi, vma) {
+		unsigned long addr = round_up(max(vma->vm_start, start),
+					      HPAGE_PMD_SIZE);
+		unsigned long vend = round_down(vma->vm_end, HPAGE_PMD_SIZE);
+
+		if (vma->vm_start >= end)
+			break;
+		if (!hawkeye_vma_promotable(vma))
+			continue;
+		for (; addr < vend && addr < end; addr += HPAGE_PMD_SIZE)
+			if (!fn(vma, addr, arg))
+				return addr;
+	}
+	return end;
+}
+
+/**
+ * hawkeye_throttle() - keep a thread to its rate: a token bucket
+ * @next: when the thread may go on; start it at ktime_get()
+ * @done: the units of work just done
+ * @rate: units a second, 0: no limit
+ *
+ * Pays for @done and sleeps (freezable) until @next when that is ahead;
+ * idle time is never banked. The caller must hold nothing that suspend
+ * needs: it may be frozen here.
+ */
+void hawkeye_throttle(ktime_t *next, unsigned long done, unsigned int rate)
+{
+	ktime_t now = ktime_get();
+
+	*next = ktime_add_ns(ktime_after(*next, now) ? *next : now,
+			     hawkeye_budget_ns(done, rate));
+	if (ktime_after(*next, now)) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		schedule_hrtimeout_range(next, NSEC_PER_MSEC, HRTIMER_MODE_ABS);
+		try_to_freeze();
+	} else {
+		cond_resched();
+	}
+}
+
+/**
+ * hawkeye_thread_start() - start a mechanism's kernel thread
+ * @thread: where it goes; NULL until then
+ * @fn: the thread function
+ * @data: its argument
+ * @nid: the node whose CPUs and memory it works with (bound to them, as
+ *	 kswapd), or NUMA_NO_NODE
+ * @name: its name, with a %d for @nid where there is one
+ *
+ * Return: 0 or the error of kthread_create_on_node().
+ */
+int hawkeye_thread_start(struct task_struct **thread, int (*fn)(void *data),
+			 void *data, int nid, const char *name)
+{
+	struct task_struct *t;
+
+	t = kthread_create_on_node(fn, data, nid, name, nid);
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	if (nid != NUMA_NO_NODE && !cpumask_empty(cpumask_of_node(nid)))
+		set_cpus_allowed_ptr(t, cpumask_of_node(nid));
+	*thread = t;
+	wake_up_process(t);
+	return 0;
+}
+
+/**
+ * hawkeye_thread_stop() - stop a thread hawkeye_thread_start() started
+ * @thread: the thread, or NULL; NULL after
+ */
+void hawkeye_thread_stop(struct task_struct **thread)
+{
+	if (*thread) {
+		kthread_stop(*thread);
+		*thread = NULL;
+	}
 }

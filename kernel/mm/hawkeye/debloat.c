@@ -21,7 +21,7 @@
  *
  * Processes are taken lowest estimated MMU overhead first. With the
  * hawkeye-g promotion policy, a process that promotion has sampled is
- * estimated by its access coverage (hawkeye_mm_overhead()); otherwise the
+ * estimated by its access coverage (hawkeye_promote_overhead()); otherwise the
  * estimate is the share of a process's huge pages accessed (PMD young)
  * during a sampling window before each round.
  *
@@ -32,7 +32,6 @@
 #include <linux/freezer.h>
 #include <linux/hawkeye.h>
 #include <linux/highmem.h>
-#include <linux/hrtimer.h>
 #include <linux/huge_mm.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
@@ -80,13 +79,11 @@ struct debloat_mm {
 	int measured;		/* hawkeye-pmu's measurement, -1: none */
 };
 
-/* The state of one page table walk. */
+/* The state of a scan of a process's THPs. */
 struct debloat_walk {
-	unsigned int nr_thp;	/* sampling: THPs seen */
-	unsigned int nr_young;	/* ... and accessed */
-	unsigned int threshold;	/* scanning: zero subpages worth a split */
-	unsigned int budget;	/* ... THPs left to examine in this batch */
-	unsigned long next;	/* ... where the next batch starts */
+	unsigned int threshold;	/* zero subpages worth a split */
+	unsigned int budget;	/* THPs left to examine in this batch */
+	unsigned long next;	/* where the next batch starts */
 };
 
 /* Memory in use: all of RAM but what is available without swapping. */
@@ -131,12 +128,6 @@ static bool debloat_vma_suitable(struct vm_area_struct *vma)
 	return !(vma->vm_flags & (VM_LOCKED | VM_SHARED | VM_MERGEABLE));
 }
 
-static int debloat_test_walk(unsigned long start, unsigned long end,
-			     struct mm_walk *walk)
-{
-	return debloat_vma_suitable(walk->vma) ? 0 : 1;
-}
-
 /*
  * The anonymous THP that @pmdval maps, if it is one recovery may split:
  * mapped by this process only, so that no other process loses its huge
@@ -155,37 +146,6 @@ static struct folio *debloat_pmd_folio(pmd_t pmdval)
 	return folio;
 }
 
-/* Sampling: count the THPs and the accessed ones, clear the young bits. */
-static int debloat_sample_pmd(pmd_t *pmd, unsigned long addr,
-			      unsigned long end, struct mm_walk *walk)
-{
-	struct debloat_walk *dw = walk->private;
-	struct folio *folio;
-	spinlock_t *ptl;
-
-	cond_resched();
-	ptl = pmd_trans_huge_lock(pmd, walk->vma);
-	if (!ptl)
-		return 0;
-	folio = debloat_pmd_folio(*pmd);
-	if (folio) {
-		dw->nr_thp++;
-		if (pmdp_clear_young_notify(walk->vma, addr & HPAGE_PMD_MASK,
-					    pmd)) {
-			dw->nr_young++;
-			hawkeye_keep_access(folio);
-		}
-	}
-	spin_unlock(ptl);
-	return 0;
-}
-
-static const struct mm_walk_ops debloat_sample_ops = {
-	.test_walk = debloat_test_walk,
-	.pmd_entry = debloat_sample_pmd,
-	.walk_lock = PGWALK_RDLOCK,
-};
-
 /*
  * Measure the share of @dm's THPs accessed since the last call and start
  * a new window: young bits cleared, and the TLB flushed so that the next
@@ -193,19 +153,16 @@ static const struct mm_walk_ops debloat_sample_ops = {
  */
 static void debloat_sample_mm(struct debloat_mm *dm)
 {
-	struct debloat_walk dw = {};
+	struct hawkeye_thp_count count = {};
 
 	if (!mmget_not_zero(dm->mm)) {
 		dm->nr_thp = 0;
 		return;
 	}
-	mmap_read_lock(dm->mm);
-	walk_page_range(dm->mm, 0, ULONG_MAX, &debloat_sample_ops, &dw);
-	mmap_read_unlock(dm->mm);
-	if (dw.nr_young)
-		flush_tlb_mm(dm->mm);
-	dm->nr_thp = dw.nr_thp;
-	dm->nr_young = dw.nr_young;
+	hawkeye_count_thps(dm->mm, debloat_vma_suitable, debloat_pmd_folio,
+			   &count);
+	dm->nr_thp = count.nr;
+	dm->nr_young = count.young;
 	/* What promotion knows of it, while it is held. */
 	dm->sampled = hawkeye_promote_overhead(dm->mm, &dm->overhead);
 	dm->measured = hawkeye_promote_measured(dm->mm);
@@ -330,34 +287,17 @@ static int debloat_scan_pmd(pmd_t *pmd, unsigned long addr,
 	return --dw->budget ? 0 : 1;
 }
 
+static int debloat_test_walk(unsigned long start, unsigned long end,
+			     struct mm_walk *walk)
+{
+	return debloat_vma_suitable(walk->vma) ? 0 : 1;
+}
+
 static const struct mm_walk_ops debloat_scan_ops = {
 	.test_walk = debloat_test_walk,
 	.pmd_entry = debloat_scan_pmd,
 	.walk_lock = PGWALK_RDLOCK,
 };
-
-/* How long examining @nr THPs may take at @rate a second; 0: no limit. */
-static u64 debloat_budget_ns(unsigned int nr, unsigned int rate)
-{
-	return rate ? div_u64((u64)nr * NSEC_PER_SEC, rate) : 0;
-}
-
-/* Token bucket: pay for @nr THPs examined, never bank idle time. */
-static void debloat_throttle(unsigned int nr, ktime_t *next)
-{
-	ktime_t now = ktime_get();
-
-	*next = ktime_add_ns(ktime_after(*next, now) ? *next : now,
-			     debloat_budget_ns(nr, READ_ONCE(hawkeye_debloat.rate)));
-	if (ktime_after(*next, now)) {
-		set_current_state(TASK_INTERRUPTIBLE);
-		schedule_hrtimeout_range(next, NSEC_PER_MSEC, HRTIMER_MODE_ABS);
-		/* No address space is held here: suspend may freeze us. */
-		try_to_freeze();
-	} else {
-		cond_resched();
-	}
-}
 
 /*
  * Examine all THPs of @mm, in batches of at most DEBLOAT_BATCH under
@@ -376,12 +316,8 @@ static bool debloat_scan_mm(struct mm_struct *mm, ktime_t *next)
 		if (kthread_should_stop() || !debloat_wanted_now(true))
 			return false;
 		/* Held for one batch: an exiting process frees its memory. */
-		if (!mmget_not_zero(mm))
+		if (!hawkeye_mm_get(mm))
 			return true;
-		if (!hawkeye_mm_alive(mm)) {
-			mmput(mm);
-			return true;
-		}
 		/* About a tenth of a second's worth at a time. */
 		if (rate)
 			batch = clamp(rate / 10, 1U, batch);
@@ -391,7 +327,9 @@ static bool debloat_scan_mm(struct mm_struct *mm, ktime_t *next)
 		ret = walk_page_range(mm, dw.next, ULONG_MAX, &debloat_scan_ops, &dw);
 		mmap_read_unlock(mm);
 		mmput(mm);
-		debloat_throttle(batch - dw.budget, next);
+		/* No address space is held here: suspend may freeze us. */
+		hawkeye_throttle(next, batch - dw.budget,
+				 READ_ONCE(hawkeye_debloat.rate));
 	} while (ret > 0);
 	return true;
 }
@@ -528,7 +466,6 @@ static int debloat_thread_fn(void *unused)
 
 int hawkeye_debloat_set_enabled(bool on)
 {
-	struct task_struct *t;
 	int ret = 0;
 
 	mutex_lock(&debloat_mutex);
@@ -536,17 +473,13 @@ int hawkeye_debloat_set_enabled(bool on)
 		goto out;
 	if (!on) {
 		static_branch_disable(&hawkeye_debloat_key);
-		kthread_stop(debloat_thread);
-		debloat_thread = NULL;
+		hawkeye_thread_stop(&debloat_thread);
 		goto out;
 	}
-	t = kthread_run(debloat_thread_fn, NULL, "hawkeye_debloatd");
-	if (IS_ERR(t)) {
-		ret = PTR_ERR(t);
-		goto out;
-	}
-	debloat_thread = t;
-	static_branch_enable(&hawkeye_debloat_key);
+	ret = hawkeye_thread_start(&debloat_thread, debloat_thread_fn, NULL,
+				   NUMA_NO_NODE, "hawkeye_debloatd");
+	if (!ret)
+		static_branch_enable(&hawkeye_debloat_key);
 out:
 	mutex_unlock(&debloat_mutex);
 	return ret;
@@ -572,9 +505,10 @@ unsigned int __hawkeye_max_ptes_none(struct mm_struct *mm)
 	return READ_ONCE(debloat_bar) - 1;
 }
 
+/* The knob table (sysfs.c) checked the bounds: low < high remains. */
 static bool debloat_watermarks_valid(unsigned int high, unsigned int low)
 {
-	return high <= 100 && low < high;
+	return low < high;
 }
 
 int hawkeye_debloat_set_high_pct(unsigned int pct)
@@ -603,10 +537,9 @@ int hawkeye_debloat_set_low_pct(unsigned int pct)
 	return ret;
 }
 
+/* A new threshold is the bar at once. */
 int hawkeye_debloat_set_threshold(unsigned int nr)
 {
-	if (nr < 1 || nr > HPAGE_PMD_NR)
-		return -EINVAL;
 	WRITE_ONCE(hawkeye_debloat.threshold, nr);
 	WRITE_ONCE(debloat_bar, nr);
 	return 0;
@@ -617,29 +550,7 @@ unsigned int hawkeye_debloat_current_threshold(void)
 	return READ_ONCE(debloat_bar);
 }
 
-int hawkeye_debloat_set_rate(unsigned int rate)
-{
-	if (rate > HAWKEYE_DEBLOAT_MAX_RATE)
-		return -EINVAL;
-	WRITE_ONCE(hawkeye_debloat.rate, rate);
-	return 0;
-}
-
-static bool debloat_at_boot __initdata;
-
-static int __init setup_hawkeye_debloat(char *s)
-{
-	return kstrtobool(s, &debloat_at_boot) == 0;
-}
-__setup("hawkeye_debloat=", setup_hawkeye_debloat);
-
-static int __init hawkeye_debloat_init(void)
-{
-	if (debloat_at_boot)
-		hawkeye_debloat_set_enabled(true);
-	return 0;
-}
-late_initcall(hawkeye_debloat_init);
+HAWKEYE_BOOT_SWITCH(hawkeye_debloat, hawkeye_debloat_set_enabled);
 
 #ifdef CONFIG_HAWKEYE_KUNIT_TEST
 #include "tests/debloat-kunit.h"

@@ -1,17 +1,106 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* HawkEye's internal interface between its core logic and sysfs. */
+/*
+ * HawkEye's internal interface: what its files share.
+ *
+ *   common.c      helpers of several mechanisms: the process list, holding
+ *                 an address space, VMA eligibility, THP accessed-bit
+ *                 sampling, the 2 MB region walk, the rate limit, threads
+ *   prezero.c     asynchronous pre-zeroing
+ *   debloat.c     bloat recovery
+ *   promote.c     promotion: the policy table and switch, the process
+ *                 registry and the promotion thread
+ *   access_map.c  the hawkeye-g and hawkeye-pmu policies
+ *   ingens.c      the ingens policy, and the sampling freebsd shares
+ *   freebsd.c     the freebsd policy: 2 MB reservations
+ *   sysfs.c       /sys/kernel/mm/hawkeye/: the knob table
+ *   proc.c        /proc/<pid>/hawkeye, from each mechanism's part
+ */
 #ifndef _MM_HAWKEYE_HAWKEYE_H
 #define _MM_HAWKEYE_HAWKEYE_H
 
+#include <linux/init.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
 #include <linux/mm_types.h>
+#include <linux/mutex.h>
 #include <linux/page_idle.h>
+#include <linux/refcount.h>
 #include <linux/types.h>
+#include <linux/xarray.h>
 
-struct attribute_group;
 struct seq_file;
+struct vm_fault;
 
-/* common.c: what several mechanisms share. */
+/* common.c */
 int hawkeye_grab_user_mms(struct mm_struct ***out, int flag);
+bool hawkeye_mm_get(struct mm_struct *mm);
+bool hawkeye_vma_promotable(struct vm_area_struct *vma);
+int hawkeye_young_ptes(struct vm_area_struct *vma, unsigned long addr);
+
+/* THPs of a process and how many of them were accessed. */
+struct hawkeye_thp_count {
+	unsigned long nr;
+	unsigned long young;
+};
+
+void hawkeye_count_thps(struct mm_struct *mm,
+			bool (*vma_ok)(struct vm_area_struct *vma),
+			struct folio *(*thp)(pmd_t pmdval),
+			struct hawkeye_thp_count *count);
+
+/* Called for a 2 MB region; false stops the walk there. */
+typedef bool (*hawkeye_region_fn)(struct vm_area_struct *vma,
+				  unsigned long addr, void *arg);
+
+unsigned long hawkeye_walk_regions(struct mm_struct *mm, unsigned long start,
+				   unsigned long end, hawkeye_region_fn fn,
+				   void *arg);
+void hawkeye_throttle(ktime_t *next, unsigned long done, unsigned int rate);
+
+/* How long @done units of work may take at @rate a second; 0: no limit. */
+static inline u64 hawkeye_budget_ns(unsigned long done, unsigned int rate)
+{
+	return rate ? div_u64((u64)done * NSEC_PER_SEC, rate) : 0;
+}
+
+int hawkeye_thread_start(struct task_struct **thread, int (*fn)(void *data),
+			 void *data, int nid, const char *name);
+void hawkeye_thread_stop(struct task_struct **thread);
+
+/*
+ * hawkeye_<param>= on the command line: kept at boot, handed to @apply
+ * (a function of const char *) by a late initcall, once what it switches
+ * on can run.
+ */
+#define HAWKEYE_BOOT_PARAM(param, apply)				\
+static char *param##_at_boot __initdata;				\
+static int __init param##_setup(char *s)				\
+{									\
+	param##_at_boot = s;						\
+	return 1;							\
+}									\
+__setup(#param "=", param##_setup);					\
+static int __init param##_init(void)					\
+{									\
+	if (param##_at_boot)						\
+		apply(param##_at_boot);					\
+	return 0;							\
+}									\
+late_initcall(param##_init)
+
+/* hawkeye_<param>=1 on the command line: @set_enabled(true) at boot. */
+#define HAWKEYE_BOOT_SWITCH(param, set_enabled)				\
+static int __init param##_switch(const char *s)				\
+{									\
+	bool on;							\
+									\
+	if (kstrtobool(s, &on)) {					\
+		pr_warn(#param "=%s: not a boolean\n", s);		\
+		return -EINVAL;						\
+	}								\
+	return on ? set_enabled(true) : 0;				\
+}									\
+HAWKEYE_BOOT_PARAM(param, param##_switch)
 
 /*
  * HawkEye tested and cleared an accessed bit that was set: keep the access
@@ -37,8 +126,8 @@ static inline bool hawkeye_mm_alive(struct mm_struct *mm)
 /* Pre-zeroing knobs; the threads read them with READ_ONCE(). */
 struct hawkeye_prezero_params {
 	unsigned int rate;		/* 4 KB pages per second per node, 0: no limit */
-	unsigned long target_mb;	/* zeroed free memory per node, 0: all of it */
-	bool nontemporal;		/* non-temporal stores where the CPU has them */
+	unsigned int target_mb;		/* zeroed free memory per node, 0: all of it */
+	unsigned int nontemporal;	/* non-temporal stores where the CPU has them */
 };
 
 #define HAWKEYE_PREZERO_MAX_RATE	(1U << 24)
@@ -47,7 +136,7 @@ extern struct hawkeye_prezero_params hawkeye_prezero;
 
 int hawkeye_prezero_set_enabled(bool on);
 int hawkeye_prezero_set_rate(unsigned int rate);
-int hawkeye_prezero_set_target_mb(unsigned long mb);
+int hawkeye_prezero_set_target_mb(unsigned int mb);
 
 /* Bloat recovery knobs; the thread reads them with READ_ONCE(). */
 struct hawkeye_debloat_params {
@@ -65,22 +154,7 @@ int hawkeye_debloat_set_enabled(bool on);
 int hawkeye_debloat_set_high_pct(unsigned int pct);
 int hawkeye_debloat_set_low_pct(unsigned int pct);
 int hawkeye_debloat_set_threshold(unsigned int nr);
-int hawkeye_debloat_set_rate(unsigned int rate);
-/* The zero subpages that make a THP worth splitting in this episode. */
 unsigned int hawkeye_debloat_current_threshold(void);
-
-/* Promotion policies: /sys/kernel/mm/hawkeye/promote/policy. */
-enum hawkeye_policy {
-	HAWKEYE_POLICY_LINUX,		/* khugepaged as upstream */
-	HAWKEYE_POLICY_G,		/* HawkEye-G: access coverage first */
-	HAWKEYE_POLICY_PMU,		/* HawkEye-PMU: measured overhead first */
-	HAWKEYE_POLICY_INGENS,		/* Ingens: utilisation, FMFI, fairness */
-	HAWKEYE_POLICY_FREEBSD,		/* FreeBSD: reservations, promoted full */
-	HAWKEYE_NR_POLICIES,
-};
-
-/* Buckets of a process's access_map, by access coverage. */
-#define HAWKEYE_NR_BUCKETS	10
 
 /* Promotion knobs; the thread reads them with READ_ONCE(). */
 struct hawkeye_promote_params {
@@ -102,35 +176,7 @@ struct hawkeye_promote_params {
 
 extern struct hawkeye_promote_params hawkeye_promote;
 
-enum hawkeye_policy hawkeye_promote_get_policy(void);
-int hawkeye_promote_set_policy(enum hawkeye_policy policy);
-int hawkeye_promote_parse_policy(const char *buf);
-ssize_t hawkeye_promote_show_policy(char *buf);
-int hawkeye_promote_set_scan_period_ms(unsigned int ms);
-int hawkeye_promote_set_sample_window_ms(unsigned int ms);
-int hawkeye_promote_set_ema_weight(unsigned int pct);
-int hawkeye_promote_set_batch(unsigned int nr);
-int hawkeye_promote_set_sleep_ms(unsigned int ms);
-int hawkeye_promote_set_pmu_threshold(unsigned int bp);
-int hawkeye_promote_set_pmu_band(unsigned int bp);
-int hawkeye_promote_set_pmu_ttl_ms(unsigned int ms);
-int hawkeye_promote_set_measured(pid_t pid, int overhead);
-bool hawkeye_promote_overhead(struct mm_struct *mm, unsigned long *overhead);
-int hawkeye_promote_measured(struct mm_struct *mm);
-
-/*
- * The baseline policies (baselines.c) on promote.c's thread: a process's
- * state, part of promote.c's struct hawkeye_mm. Only the thread writes
- * it; readers use READ_ONCE().
- */
-struct hawkeye_base_mm {
-	struct mm_struct *mm;
-	unsigned long cursor;		/* ingens: the next address to look at */
-	unsigned long nr_huge;		/* huge pages at the last sample, + promoted */
-	unsigned long nr_idle;		/* ... of which not accessed in its window */
-	bool armed;			/* sample window open */
-	bool exhausted;			/* nothing left to promote this round */
-};
+int hawkeye_promote_set_ms(unsigned int *knob, unsigned int ms);
 
 /* Ingens knobs, in percent; the thread reads them with READ_ONCE(). */
 struct hawkeye_ingens_params {
@@ -140,28 +186,166 @@ struct hawkeye_ingens_params {
 };
 
 extern struct hawkeye_ingens_params hawkeye_ingens;
-extern const struct attribute_group hawkeye_ingens_group;
 
-static inline bool hawkeye_policy_is_base(enum hawkeye_policy policy)
-{
-	return policy == HAWKEYE_POLICY_INGENS ||
-	       policy == HAWKEYE_POLICY_FREEBSD;
-}
-
-int hawkeye_ingens_set_util_threshold(unsigned int pct);
-int hawkeye_ingens_set_fmfi_threshold(unsigned int pct);
-int hawkeye_ingens_set_idle_penalty(unsigned int pct);
 unsigned int hawkeye_fmfi(void);
-void hawkeye_base_set_policy(enum hawkeye_policy policy);
-void hawkeye_base_open(struct hawkeye_base_mm *b);
-void hawkeye_base_close(struct hawkeye_base_mm *b);
-void hawkeye_base_batch(enum hawkeye_policy policy,
-			struct hawkeye_base_mm **bs, unsigned int nr,
-			unsigned int batch);
-void hawkeye_base_proc_show(struct seq_file *m, struct hawkeye_base_mm *b);
-/* In promote.c: count a baseline's promotion attempt, and trace it. */
-void hawkeye_base_account(struct mm_struct *mm, enum hawkeye_policy policy,
+
+/* Promotion policies: /sys/kernel/mm/hawkeye/promote/policy. */
+enum hawkeye_policy {
+	HAWKEYE_POLICY_LINUX,		/* khugepaged as upstream */
+	HAWKEYE_POLICY_G,		/* HawkEye-G: access coverage first */
+	HAWKEYE_POLICY_PMU,		/* HawkEye-PMU: measured overhead first */
+	HAWKEYE_POLICY_INGENS,		/* Ingens: utilisation, FMFI, fairness */
+	HAWKEYE_POLICY_FREEBSD,		/* FreeBSD: reservations, promoted full */
+	HAWKEYE_NR_POLICIES,
+};
+
+/* Buckets of a process's access_map, by access coverage. */
+#define HAWKEYE_NR_BUCKETS	10
+
+/* A process's access_map (access_map.c), under hawkeye_mm.lock. */
+struct hawkeye_access_map {
+	bool armed;			/* accessed bits cleared, window open */
+	struct xarray regions;		/* by addr >> PMD_SHIFT */
+	struct list_head buckets[HAWKEYE_NR_BUCKETS];
+	unsigned long nr[HAWKEYE_NR_BUCKETS];
+	unsigned long nr_regions;
+	unsigned long overhead;		/* sum of the regions' ema */
+	int measured;			/* MMU overhead, 1/100 %; -1: none */
+	unsigned long measured_at;	/* jiffies */
+};
+
+/*
+ * A process's state under ingens and freebsd (ingens.c). Only the thread
+ * writes it; readers use READ_ONCE().
+ */
+struct hawkeye_base_mm {
+	unsigned long cursor;		/* the next address to look at */
+	unsigned long nr_huge;		/* huge pages at the last sample, + promoted */
+	unsigned long nr_idle;		/* ... of which not accessed in its window */
+	bool armed;			/* sample window open */
+	bool exhausted;			/* nothing left to promote this round */
+};
+
+/*
+ * A process registered for promotion (promote.c), with the state of the
+ * policy that runs. Reference counted: the registry holds one reference
+ * and the thread one while it works on it. Its mm is mmgrab()bed only:
+ * hold the address space with hawkeye_mm_get() for each piece of work.
+ */
+struct hawkeye_mm {
+	refcount_t ref;
+	struct hlist_node hash;		/* the registry's, by mm */
+	struct list_head node;		/* ... in registration order */
+	const struct hawkeye_policy_ops *ops;	/* whose state it holds */
+	struct mm_struct *mm;
+	u64 seq;			/* registration order, for round-robin */
+	pid_t pid;			/* who registered it, if it was the owner */
+	struct mutex lock;		/* the state below, against readers */
+	unsigned long samples;		/* sample passes over this mm */
+	unsigned long promotions;
+	unsigned long promote_failed;
+	struct hawkeye_access_map map;	/* hawkeye-g, hawkeye-pmu */
+	struct hawkeye_base_mm base;	/* ingens, freebsd */
+};
+
+/* Where round-robin goes on: the bucket and the process served last. */
+struct hawkeye_rr {
+	int bucket;			/* -1: none yet */
+	u64 seq;
+	u64 pmu_seq;			/* hawkeye-pmu: the process served last */
+};
+
+/* The per-process state a policy keeps (hawkeye_policy_ops.state). */
+struct hawkeye_policy_state {
+	const char *name;
+};
+
+/**
+ * struct hawkeye_policy_ops - a promotion policy
+ * @name:	its name in promote/policy
+ * @state:	the per-process state it keeps; policies with the same
+ *		@state share it: a switch between them keeps the thread and
+ *		every registration (NULL: no state, nothing is registered)
+ * @start:	turn its fault-time behaviour on; under the policy mutex
+ * @stop:	... and off again
+ * @mm_init:	set up the state of a newly registered process
+ * @mm_release:	free it, once the process is unregistered and unused
+ * @sample:	open (@pass 0) or close sample window @pass on a process
+ * @batch:	promote up to @batch regions of the processes @hms[@nr], in
+ *		registration order; @rr carries round-robin across rounds
+ * @fault:	an anonymous base page fault (hawkeye_base_fault())
+ * @overhead:	its estimate of a process's MMU overhead: false if none
+ * @measured:	a process's measured MMU overhead, 1/100 %; -1: none
+ *
+ * The linux policy has no hooks: khugepaged promotes as upstream. The
+ * promotion thread, the switch and the fault hook call through the table
+ * and never ask which policy runs.
+ */
+struct hawkeye_policy_ops {
+	const char *name;
+	const struct hawkeye_policy_state *state;
+	void (*start)(void);
+	void (*stop)(void);
+	void (*mm_init)(struct hawkeye_mm *hm);
+	void (*mm_release)(struct hawkeye_mm *hm);
+	void (*sample)(struct hawkeye_mm *hm, unsigned long pass);
+	void (*batch)(struct hawkeye_mm **hms, unsigned int nr,
+		      unsigned int batch, struct hawkeye_rr *rr);
+	vm_fault_t (*fault)(struct vm_fault *vmf);
+	bool (*overhead)(struct hawkeye_mm *hm, unsigned long *overhead);
+	int (*measured)(struct hawkeye_mm *hm);
+};
+
+extern const struct hawkeye_policy_ops hawkeye_g_ops;
+extern const struct hawkeye_policy_ops hawkeye_pmu_ops;
+extern const struct hawkeye_policy_ops hawkeye_ingens_ops;
+extern const struct hawkeye_policy_ops hawkeye_freebsd_ops;
+
+/* promote.c */
+const struct hawkeye_policy_ops *hawkeye_promote_policy(void);
+int hawkeye_promote_set_policy(enum hawkeye_policy policy);
+int hawkeye_promote_parse_policy(const char *buf);
+ssize_t hawkeye_promote_show_policy(char *buf);
+struct hawkeye_mm *hawkeye_mm_find(struct mm_struct *mm);
+void hawkeye_mm_put(struct hawkeye_mm *hm);
+pid_t hawkeye_mm_pid(struct hawkeye_mm *hm);
+void hawkeye_mm_account(struct hawkeye_mm *hm, int result);
+bool hawkeye_promote_overhead(struct mm_struct *mm, unsigned long *overhead);
+int hawkeye_promote_measured(struct mm_struct *mm);
+void hawkeye_promote_show(struct seq_file *m, struct hawkeye_mm *hm);
+
+/* access_map.c */
+int hawkeye_promote_set_measured(pid_t pid, int overhead);
+void hawkeye_access_map_show(struct seq_file *m, struct hawkeye_mm *hm);
+
+/* ingens.c: the sampling and promotion rounds of ingens and freebsd */
+void hawkeye_base_start(void);
+void hawkeye_base_stop(void);
+void hawkeye_base_sample(struct hawkeye_mm *hm, unsigned long pass);
+void hawkeye_base_show(struct seq_file *m, struct hawkeye_mm *hm);
+void hawkeye_base_account(struct mm_struct *mm, const char *policy,
 			  unsigned long addr, unsigned int util,
 			  unsigned int fmfi, u64 metric, int result);
+
+/**
+ * struct hawkeye_base_rules - what ingens and freebsd promote, and how
+ * @name:	the policy, for the trace event
+ * @pick:	the process that gets the next promotion, or NULL
+ * @qualifies:	is the region at @addr promoted now? its utilisation (base
+ *		pages in use) in *@util; under mmap_lock
+ * @promote:	promote it; 0 or a negative errno
+ */
+struct hawkeye_base_rules {
+	const char *name;
+	struct hawkeye_mm *(*pick)(struct hawkeye_mm **hms, unsigned int nr);
+	bool (*qualifies)(struct vm_area_struct *vma, unsigned long addr,
+			  bool aggressive, unsigned int *util);
+	int (*promote)(struct mm_struct *mm, unsigned long addr);
+};
+
+void hawkeye_base_round(const struct hawkeye_base_rules *rules,
+			struct hawkeye_mm **hms, unsigned int nr,
+			unsigned int batch, unsigned int fmfi);
+vm_fault_t hawkeye_base_register(struct vm_fault *vmf);
 
 #endif /* _MM_HAWKEYE_HAWKEYE_H */

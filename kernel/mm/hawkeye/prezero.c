@@ -18,7 +18,6 @@
 #include <linux/freezer.h>
 #include <linux/hawkeye.h>
 #include <linux/highmem.h>
-#include <linux/hrtimer.h>
 #include <linux/huge_mm.h>
 #include <linux/kasan.h>
 #include <linux/kthread.h>
@@ -45,7 +44,7 @@ DEFINE_STATIC_KEY_FALSE(hawkeye_prezero_key);
 struct hawkeye_prezero_params hawkeye_prezero = {
 	.rate = 10000,		/* the paper's: at most ~10k pages a second */
 	.target_mb = 0,
-	.nontemporal = true,
+	.nontemporal = 1,
 };
 
 static DEFINE_MUTEX(prezero_mutex);
@@ -170,7 +169,8 @@ static unsigned long node_free_zeroed(pg_data_t *pgdat)
 
 static unsigned long prezero_node(pg_data_t *pgdat)
 {
-	unsigned long target = READ_ONCE(hawkeye_prezero.target_mb) << (20 - PAGE_SHIFT);
+	unsigned long target = (unsigned long)READ_ONCE(hawkeye_prezero.target_mb)
+			       << (20 - PAGE_SHIFT);
 	bool nt = READ_ONCE(hawkeye_prezero.nontemporal);
 	unsigned long done;
 	int z;
@@ -189,12 +189,6 @@ static unsigned long prezero_node(pg_data_t *pgdat)
 	return 0;
 }
 
-/* How long zeroing @pages may take at @rate pages a second; 0: no limit. */
-static u64 prezero_budget_ns(unsigned long pages, unsigned int rate)
-{
-	return rate ? div_u64((u64)pages * NSEC_PER_SEC, rate) : 0;
-}
-
 static int prezero_thread(void *data)
 {
 	unsigned int rate = READ_ONCE(hawkeye_prezero.rate);
@@ -206,13 +200,12 @@ static int prezero_thread(void *data)
 
 	while (!kthread_should_stop()) {
 		unsigned long done = prezero_node(pgdat);
-		ktime_t now = ktime_get();
 
 		try_to_freeze();
 		/* A new rate (which wakes us) cancels what the old one owed. */
 		if (rate != READ_ONCE(hawkeye_prezero.rate)) {
 			rate = READ_ONCE(hawkeye_prezero.rate);
-			next = now;
+			next = ktime_get();
 		}
 		if (!done) {
 			/* Nothing to zero: look again in a second. */
@@ -220,15 +213,7 @@ static int prezero_thread(void *data)
 			next = ktime_get();
 			continue;
 		}
-		/* Token bucket: pay for what was zeroed, never bank idle time. */
-		next = ktime_add_ns(ktime_after(next, now) ? next : now,
-				    prezero_budget_ns(done, rate));
-		if (ktime_after(next, now)) {
-			set_current_state(TASK_INTERRUPTIBLE);
-			schedule_hrtimeout_range(&next, NSEC_PER_MSEC, HRTIMER_MODE_ABS);
-		} else {
-			cond_resched();
-		}
+		hawkeye_throttle(&next, done, rate);
 	}
 	return 0;
 }
@@ -251,12 +236,8 @@ static void prezero_stop_threads(void)
 {
 	int nid;
 
-	for_each_node(nid) {
-		if (prezero_threads[nid]) {
-			kthread_stop(prezero_threads[nid]);
-			prezero_threads[nid] = NULL;
-		}
-	}
+	for_each_node(nid)
+		hawkeye_thread_stop(&prezero_threads[nid]);
 }
 
 int hawkeye_prezero_set_enabled(bool on)
@@ -279,21 +260,13 @@ int hawkeye_prezero_set_enabled(bool on)
 		goto out;
 	}
 	for_each_node_state(nid, N_MEMORY) {
-		const struct cpumask *cpus = cpumask_of_node(nid);
-		struct task_struct *t;
-
 		/* On the node it zeroes: local stores, that node's CPU time. */
-		t = kthread_create_on_node(prezero_thread, NODE_DATA(nid), nid,
-					   "hawkeye_zerod%d", nid);
-		if (IS_ERR(t)) {
-			ret = PTR_ERR(t);
+		ret = hawkeye_thread_start(&prezero_threads[nid], prezero_thread,
+					   NODE_DATA(nid), nid, "hawkeye_zerod%d");
+		if (ret) {
 			prezero_stop_threads();
 			goto out;
 		}
-		if (!cpumask_empty(cpus))
-			set_cpus_allowed_ptr(t, cpus);	/* as kswapd */
-		prezero_threads[nid] = t;
-		wake_up_process(t);
 	}
 	static_branch_enable(&hawkeye_prezero_key);
 	zeroed_blocks_to_tail();
@@ -302,12 +275,11 @@ out:
 	return ret;
 }
 
+/* The knob table (sysfs.c) checked the bounds of these. */
 int hawkeye_prezero_set_rate(unsigned int rate)
 {
 	int nid;
 
-	if (rate > HAWKEYE_PREZERO_MAX_RATE)
-		return -EINVAL;
 	mutex_lock(&prezero_mutex);
 	WRITE_ONCE(hawkeye_prezero.rate, rate);
 	/* At rate 1 a thread may be asleep for 512 s: it recomputes. */
@@ -318,7 +290,8 @@ int hawkeye_prezero_set_rate(unsigned int rate)
 	return 0;
 }
 
-int hawkeye_prezero_set_target_mb(unsigned long mb)
+/* At most all of memory, which the table cannot know. */
+int hawkeye_prezero_set_target_mb(unsigned int mb)
 {
 	if (mb > (totalram_pages() >> (20 - PAGE_SHIFT)))
 		return -EINVAL;
@@ -410,33 +383,16 @@ static struct syscore prezero_syscore = {
 	.ops = &prezero_syscore_ops,
 };
 
-static void __init prezero_pm_init(void)
+static int __init prezero_pm_init(void)
 {
 	register_pm_notifier(&prezero_pm_nb);
 	register_syscore(&prezero_syscore);
-}
-#else
-static inline void prezero_pm_init(void)
-{
-}
-#endif
-
-static bool prezero_at_boot __initdata;
-
-static int __init setup_hawkeye_prezero(char *s)
-{
-	return kstrtobool(s, &prezero_at_boot) == 0;
-}
-__setup("hawkeye_prezero=", setup_hawkeye_prezero);
-
-static int __init hawkeye_prezero_init(void)
-{
-	prezero_pm_init();
-	if (prezero_at_boot)
-		hawkeye_prezero_set_enabled(true);
 	return 0;
 }
-late_initcall(hawkeye_prezero_init);
+late_initcall(prezero_pm_init);	/* before hawkeye_prezero= */
+#endif
+
+HAWKEYE_BOOT_SWITCH(hawkeye_prezero, hawkeye_prezero_set_enabled);
 
 #ifdef CONFIG_HAWKEYE_KUNIT_TEST
 #include "tests/prezero-kunit.h"

@@ -2,8 +2,11 @@
 /*
  * HawkEye's sysfs interface: /sys/kernel/mm/hawkeye/.
  *
- * Every store parses its whole input and changes nothing unless it is
- * valid: -EINVAL for bad input.
+ * Every numeric knob is a row of a table: its value, its bounds and, where
+ * setting it does more than store a bounded value, the mechanism's setter.
+ * One show and one store serve them all. A store parses its whole input
+ * and changes nothing unless it is valid: -EINVAL for bad input,
+ * out-of-range values included.
  */
 #define pr_fmt(fmt) "hawkeye: " fmt
 
@@ -11,200 +14,154 @@
 #include <linux/init.h>
 #include <linux/kobject.h>
 #include <linux/mm.h>
+#include <linux/slab.h>
 #include <linux/sysfs.h>
 
 #include "hawkeye.h"
 
-/* "0" or "1", nothing else: a knob is never set by a typo. */
-static int parse_bool01(const char *buf, bool *val)
-{
-	unsigned int v;
+/**
+ * struct hawkeye_knob - a numeric knob
+ * @attr:	its sysfs file
+ * @value:	what it shows and, without @set, what a store writes
+ * @min:	the smallest value it takes
+ * @max:	the largest
+ * @get:	shown instead of *@value (a state, not a stored value)
+ * @set:	called instead of storing: locks, checks against other knobs,
+ *		wakes a thread; 0 or a negative errno
+ */
+struct hawkeye_knob {
+	struct kobj_attribute attr;
+	unsigned int *value;
+	unsigned int min;
+	unsigned int max;
+	unsigned int (*get)(void);
+	int (*set)(unsigned int val);
+};
 
-	if (kstrtouint(buf, 10, &v) || v > 1)
-		return -EINVAL;
-	*val = v;
-	return 0;
-}
-
-static ssize_t enabled_show(struct kobject *kobj, struct kobj_attribute *attr,
-			    char *buf)
-{
-	return sysfs_emit(buf, "%d\n", hawkeye_prezero_enabled());
-}
-
-static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
-			     const char *buf, size_t count)
-{
-	bool on;
-	int ret = parse_bool01(buf, &on);
-
-	if (!ret)
-		ret = hawkeye_prezero_set_enabled(on);
-	return ret ? ret : count;
-}
-
-static ssize_t rate_show(struct kobject *kobj, struct kobj_attribute *attr,
+static ssize_t knob_show(struct kobject *kobj, struct kobj_attribute *attr,
 			 char *buf)
 {
-	return sysfs_emit(buf, "%u\n", READ_ONCE(hawkeye_prezero.rate));
+	struct hawkeye_knob *k = container_of(attr, struct hawkeye_knob, attr);
+
+	return sysfs_emit(buf, "%u\n", k->get ? k->get() : READ_ONCE(*k->value));
 }
 
-static ssize_t rate_store(struct kobject *kobj, struct kobj_attribute *attr,
+static ssize_t knob_store(struct kobject *kobj, struct kobj_attribute *attr,
 			  const char *buf, size_t count)
 {
-	unsigned int rate;
-	int ret;
+	struct hawkeye_knob *k = container_of(attr, struct hawkeye_knob, attr);
+	unsigned int val;
+	int ret = 0;
 
 	/* Out of range is bad input too: -EINVAL, not kstrto*'s -ERANGE. */
-	if (kstrtouint(buf, 10, &rate))
+	if (kstrtouint(buf, 10, &val) || val < k->min || val > k->max)
 		return -EINVAL;
-	ret = hawkeye_prezero_set_rate(rate);
+	if (k->set)
+		ret = k->set(val);
+	else
+		WRITE_ONCE(*k->value, val);
 	return ret ? ret : count;
 }
 
-static ssize_t target_mb_show(struct kobject *kobj, struct kobj_attribute *attr,
-			      char *buf)
+#define KNOB(_name, _value, _min, _max, ...)				\
+	{ .attr = __ATTR(_name, 0644, knob_show, knob_store),		\
+	  .value = _value, .min = _min, .max = _max, __VA_ARGS__ }
+
+static unsigned int prezero_enabled(void)
 {
-	return sysfs_emit(buf, "%lu\n", READ_ONCE(hawkeye_prezero.target_mb));
+	return hawkeye_prezero_enabled();
 }
 
-static ssize_t target_mb_store(struct kobject *kobj, struct kobj_attribute *attr,
-			       const char *buf, size_t count)
+static int prezero_set_enabled(unsigned int on)
 {
-	unsigned long mb;
-	int ret;
-
-	if (kstrtoul(buf, 10, &mb))
-		return -EINVAL;
-	ret = hawkeye_prezero_set_target_mb(mb);
-	return ret ? ret : count;
+	return hawkeye_prezero_set_enabled(on);
 }
 
-static ssize_t nontemporal_show(struct kobject *kobj, struct kobj_attribute *attr,
-				char *buf)
-{
-	return sysfs_emit(buf, "%d\n", READ_ONCE(hawkeye_prezero.nontemporal));
-}
-
-static ssize_t nontemporal_store(struct kobject *kobj, struct kobj_attribute *attr,
-				 const char *buf, size_t count)
-{
-	bool nt;
-	int ret = parse_bool01(buf, &nt);
-
-	if (ret)
-		return ret;
-	WRITE_ONCE(hawkeye_prezero.nontemporal, nt);
-	return count;
-}
-
-static struct kobj_attribute enabled_attr = __ATTR_RW(enabled);
-static struct kobj_attribute rate_attr = __ATTR_RW(rate);
-static struct kobj_attribute target_mb_attr = __ATTR_RW(target_mb);
-static struct kobj_attribute nontemporal_attr = __ATTR_RW(nontemporal);
-
-static struct attribute *prezero_attrs[] = {
-	&enabled_attr.attr,
-	&rate_attr.attr,
-	&target_mb_attr.attr,
-	&nontemporal_attr.attr,
-	NULL,
+static struct hawkeye_knob prezero_knobs[] = {
+	KNOB(enabled, NULL, 0, 1, .get = prezero_enabled,
+	     .set = prezero_set_enabled),
+	KNOB(rate, &hawkeye_prezero.rate, 0, HAWKEYE_PREZERO_MAX_RATE,
+	     .set = hawkeye_prezero_set_rate),
+	KNOB(target_mb, &hawkeye_prezero.target_mb, 0, UINT_MAX,
+	     .set = hawkeye_prezero_set_target_mb),
+	KNOB(nontemporal, &hawkeye_prezero.nontemporal, 0, 1),
 };
 
-static const struct attribute_group prezero_group = {
-	.name = "prezero",
-	.attrs = prezero_attrs,
+static unsigned int debloat_enabled(void)
+{
+	return hawkeye_debloat_enabled();
+}
+
+static int debloat_set_enabled(unsigned int on)
+{
+	return hawkeye_debloat_set_enabled(on);
+}
+
+static struct hawkeye_knob debloat_knobs[] = {
+	KNOB(enabled, NULL, 0, 1, .get = debloat_enabled,
+	     .set = debloat_set_enabled),
+	KNOB(high_pct, &hawkeye_debloat.high_pct, 1, 100,
+	     .set = hawkeye_debloat_set_high_pct),
+	KNOB(low_pct, &hawkeye_debloat.low_pct, 0, 99,
+	     .set = hawkeye_debloat_set_low_pct),
+	KNOB(threshold, &hawkeye_debloat.threshold, 1, HPAGE_PMD_NR,
+	     .set = hawkeye_debloat_set_threshold),
+	KNOB(rate, &hawkeye_debloat.rate, 0, HAWKEYE_DEBLOAT_MAX_RATE),
 };
 
-static ssize_t debloat_enabled_show(struct kobject *kobj,
-				    struct kobj_attribute *attr, char *buf)
+static int promote_set_scan_period_ms(unsigned int ms)
 {
-	return sysfs_emit(buf, "%d\n", hawkeye_debloat_enabled());
+	return hawkeye_promote_set_ms(&hawkeye_promote.scan_period_ms, ms);
 }
 
-static ssize_t debloat_enabled_store(struct kobject *kobj,
-				     struct kobj_attribute *attr,
-				     const char *buf, size_t count)
+static int promote_set_sample_window_ms(unsigned int ms)
 {
-	bool on;
-	int ret = parse_bool01(buf, &on);
-
-	if (!ret)
-		ret = hawkeye_debloat_set_enabled(on);
-	return ret ? ret : count;
+	return hawkeye_promote_set_ms(&hawkeye_promote.sample_window_ms, ms);
 }
 
-/* Most knobs are unsigned numbers, each with its setter. */
-static ssize_t store_uint(const char *buf, size_t count,
-			  int (*set)(unsigned int))
+static int promote_set_sleep_ms(unsigned int ms)
 {
-	unsigned int val;
-	int ret;
-
-	if (kstrtouint(buf, 10, &val))
-		return -EINVAL;
-	ret = set(val);
-	return ret ? ret : count;
+	return hawkeye_promote_set_ms(&hawkeye_promote.sleep_ms, ms);
 }
 
-/* <group>/<name>: hawkeye_<group>.<name>, set by hawkeye_<group>_set_<name>(). */
-#define UINT_ATTR(group, name)						\
-static ssize_t group##_##name##_show(struct kobject *kobj,		\
-				     struct kobj_attribute *attr,	\
-				     char *buf)				\
-{									\
-	return sysfs_emit(buf, "%u\n", READ_ONCE(hawkeye_##group.name));	\
-}									\
-static ssize_t group##_##name##_store(struct kobject *kobj,		\
-				      struct kobj_attribute *attr,	\
-				      const char *buf, size_t count)	\
-{									\
-	return store_uint(buf, count, hawkeye_##group##_set_##name);	\
-}									\
-static struct kobj_attribute group##_##name##_attr =			\
-	__ATTR(name, 0644, group##_##name##_show, group##_##name##_store)
+static struct hawkeye_knob promote_knobs[] = {
+	KNOB(scan_period_ms, &hawkeye_promote.scan_period_ms, 1,
+	     HAWKEYE_PROMOTE_MAX_MS, .set = promote_set_scan_period_ms),
+	KNOB(sample_window_ms, &hawkeye_promote.sample_window_ms, 1,
+	     HAWKEYE_PROMOTE_MAX_MS, .set = promote_set_sample_window_ms),
+	KNOB(ema_weight, &hawkeye_promote.ema_weight, 1, 100),
+	KNOB(batch, &hawkeye_promote.batch, 1, HAWKEYE_PROMOTE_MAX_BATCH),
+	KNOB(sleep_ms, &hawkeye_promote.sleep_ms, 1, HAWKEYE_PROMOTE_MAX_MS,
+	     .set = promote_set_sleep_ms),
+	KNOB(pmu_threshold, &hawkeye_promote.pmu_threshold, 0, HAWKEYE_PMU_MAX),
+	KNOB(pmu_band, &hawkeye_promote.pmu_band, 0, HAWKEYE_PMU_MAX),
+	KNOB(pmu_ttl_ms, &hawkeye_promote.pmu_ttl_ms, 1, HAWKEYE_PROMOTE_MAX_MS),
+};
 
-UINT_ATTR(debloat, high_pct);
-UINT_ATTR(debloat, low_pct);
-UINT_ATTR(debloat, threshold);
-UINT_ATTR(debloat, rate);
+static struct hawkeye_knob ingens_knobs[] = {
+	KNOB(util_threshold, &hawkeye_ingens.util_threshold, 1, 100),
+	KNOB(fmfi_threshold, &hawkeye_ingens.fmfi_threshold, 0, 101),
+	KNOB(idle_penalty, &hawkeye_ingens.idle_penalty, 0, 99),
+};
 
-static ssize_t debloat_current_threshold_show(struct kobject *kobj,
-					      struct kobj_attribute *attr,
-					      char *buf)
+/* The files that are not numeric knobs. */
+
+static ssize_t current_threshold_show(struct kobject *kobj,
+				      struct kobj_attribute *attr, char *buf)
 {
 	return sysfs_emit(buf, "%u\n", hawkeye_debloat_current_threshold());
 }
 
-static struct kobj_attribute debloat_enabled_attr =
-	__ATTR(enabled, 0644, debloat_enabled_show, debloat_enabled_store);
-static struct kobj_attribute debloat_current_threshold_attr =
-	__ATTR(current_threshold, 0444, debloat_current_threshold_show, NULL);
+static struct kobj_attribute current_threshold_attr = __ATTR_RO(current_threshold);
 
-static struct attribute *debloat_attrs[] = {
-	&debloat_enabled_attr.attr,
-	&debloat_high_pct_attr.attr,
-	&debloat_low_pct_attr.attr,
-	&debloat_threshold_attr.attr,
-	&debloat_rate_attr.attr,
-	&debloat_current_threshold_attr.attr,
-	NULL,
-};
-
-static const struct attribute_group debloat_group = {
-	.name = "debloat",
-	.attrs = debloat_attrs,
-};
-
-static ssize_t promote_policy_show(struct kobject *kobj,
-				   struct kobj_attribute *attr, char *buf)
+static ssize_t policy_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
 {
 	return hawkeye_promote_show_policy(buf);
 }
 
-static ssize_t promote_policy_store(struct kobject *kobj,
-				    struct kobj_attribute *attr,
-				    const char *buf, size_t count)
+static ssize_t policy_store(struct kobject *kobj, struct kobj_attribute *attr,
+			    const char *buf, size_t count)
 {
 	int policy = hawkeye_promote_parse_policy(buf);
 	int ret = policy < 0 ? policy : hawkeye_promote_set_policy(policy);
@@ -212,19 +169,12 @@ static ssize_t promote_policy_store(struct kobject *kobj,
 	return ret ? ret : count;
 }
 
-UINT_ATTR(promote, scan_period_ms);
-UINT_ATTR(promote, sample_window_ms);
-UINT_ATTR(promote, ema_weight);
-UINT_ATTR(promote, batch);
-UINT_ATTR(promote, sleep_ms);
-UINT_ATTR(promote, pmu_threshold);
-UINT_ATTR(promote, pmu_band);
-UINT_ATTR(promote, pmu_ttl_ms);
+static struct kobj_attribute policy_attr = __ATTR_RW(policy);
 
 /* "PID OVERHEAD": a measurement from hawkeye-pmud, root only. */
-static ssize_t promote_measured_overhead_store(struct kobject *kobj,
-					       struct kobj_attribute *attr,
-					       const char *buf, size_t count)
+static ssize_t measured_overhead_store(struct kobject *kobj,
+				       struct kobj_attribute *attr,
+				       const char *buf, size_t count)
 {
 	char *copy, *pid_str, *val_str;
 	int pid, val, ret = -EINVAL;
@@ -241,44 +191,68 @@ static ssize_t promote_measured_overhead_store(struct kobject *kobj,
 	return ret ? ret : count;
 }
 
-static struct kobj_attribute promote_policy_attr =
-	__ATTR(policy, 0644, promote_policy_show, promote_policy_store);
-static struct kobj_attribute promote_measured_overhead_attr =
-	__ATTR(measured_overhead, 0200, NULL, promote_measured_overhead_store);
+static struct kobj_attribute measured_overhead_attr =
+	__ATTR(measured_overhead, 0200, NULL, measured_overhead_store);
 
-static struct attribute *promote_attrs[] = {
-	&promote_policy_attr.attr,
-	&promote_scan_period_ms_attr.attr,
-	&promote_sample_window_ms_attr.attr,
-	&promote_ema_weight_attr.attr,
-	&promote_batch_attr.attr,
-	&promote_sleep_ms_attr.attr,
-	&promote_pmu_threshold_attr.attr,
-	&promote_pmu_band_attr.attr,
-	&promote_pmu_ttl_ms_attr.attr,
-	&promote_measured_overhead_attr.attr,
-	NULL,
+static ssize_t fmfi_show(struct kobject *kobj, struct kobj_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%u\n", hawkeye_fmfi());
+}
+
+static struct kobj_attribute fmfi_attr = __ATTR_RO(fmfi);
+
+/* A directory: its knobs, then its other files (NULL-terminated). */
+struct knob_dir {
+	const char *name;
+	struct hawkeye_knob *knobs;
+	unsigned int nr;
+	struct kobj_attribute *other[3];
 };
 
-static const struct attribute_group promote_group = {
-	.name = "promote",
-	.attrs = promote_attrs,
+static struct knob_dir knob_dirs[] = {
+	{ "prezero", prezero_knobs, ARRAY_SIZE(prezero_knobs) },
+	{ "debloat", debloat_knobs, ARRAY_SIZE(debloat_knobs),
+	  { &current_threshold_attr } },
+	{ "promote", promote_knobs, ARRAY_SIZE(promote_knobs),
+	  { &policy_attr, &measured_overhead_attr } },
+	{ "ingens", ingens_knobs, ARRAY_SIZE(ingens_knobs), { &fmfi_attr } },
 };
+
+static int __init knob_dir_create(struct kobject *parent, struct knob_dir *d)
+{
+	struct attribute_group *group;
+	struct attribute **attrs;
+	unsigned int i, n = 0;
+
+	/* Never freed: the files stay as long as the kernel runs. */
+	group = kzalloc(sizeof(*group), GFP_KERNEL);
+	attrs = kcalloc(d->nr + ARRAY_SIZE(d->other) + 1, sizeof(*attrs),
+			GFP_KERNEL);
+	if (!group || !attrs) {
+		kfree(group);
+		kfree(attrs);
+		return -ENOMEM;
+	}
+	for (i = 0; i < ARRAY_SIZE(d->other) && d->other[i]; i++)
+		attrs[n++] = &d->other[i]->attr;
+	for (i = 0; i < d->nr; i++)
+		attrs[n++] = &d->knobs[i].attr.attr;
+	group->name = d->name;
+	group->attrs = attrs;
+	return sysfs_create_group(parent, group);
+}
 
 static int __init hawkeye_sysfs_init(void)
 {
 	struct kobject *kobj = kobject_create_and_add("hawkeye", mm_kobj);
-	int ret;
+	unsigned int i;
+	int ret = 0;
 
 	if (!kobj)
 		return -ENOMEM;
-	ret = sysfs_create_group(kobj, &prezero_group);
-	if (!ret)
-		ret = sysfs_create_group(kobj, &debloat_group);
-	if (!ret)
-		ret = sysfs_create_group(kobj, &promote_group);
-	if (!ret)
-		ret = sysfs_create_group(kobj, &hawkeye_ingens_group);
+	for (i = 0; i < ARRAY_SIZE(knob_dirs) && !ret; i++)
+		ret = knob_dir_create(kobj, &knob_dirs[i]);
 	if (ret) {
 		pr_err("cannot create sysfs files: %d\n", ret);
 		kobject_put(kobj);
@@ -286,3 +260,7 @@ static int __init hawkeye_sysfs_init(void)
 	return ret;
 }
 subsys_initcall(hawkeye_sysfs_init);
+
+#ifdef CONFIG_HAWKEYE_KUNIT_TEST
+#include "tests/sysfs-kunit.h"
+#endif

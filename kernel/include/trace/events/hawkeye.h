@@ -71,21 +71,21 @@ TRACE_EVENT(hawkeye_promote,
 );
 
 /*
- * A promotion attempt of a baseline policy: policy 2 is ingens, 3 freebsd;
- * util the region's populated base pages (512: a full reservation), fmfi
- * the free memory fragmentation index in percent, metric the process's
- * Ingens metric before it; result 0 (promoted) or a negative errno.
+ * A promotion attempt of a baseline policy (ingens, freebsd); util the
+ * region's populated base pages (512: a full reservation), fmfi the free
+ * memory fragmentation index in percent, metric the process's Ingens
+ * metric before it; result 0 (promoted) or a negative errno.
  */
 TRACE_EVENT(hawkeye_base_promote,
 
-	TP_PROTO(pid_t pid, unsigned int policy, unsigned long addr,
+	TP_PROTO(pid_t pid, const char *policy, unsigned long addr,
 		 unsigned int util, unsigned int fmfi, u64 metric, int result),
 
 	TP_ARGS(pid, policy, addr, util, fmfi, metric, result),
 
 	TP_STRUCT__entry(
 		__field(pid_t, pid)
-		__field(unsigned int, policy)
+		__string(policy, policy)
 		__field(unsigned long, addr)
 		__field(unsigned int, util)
 		__field(unsigned int, fmfi)
@@ -95,7 +95,7 @@ TRACE_EVENT(hawkeye_base_promote,
 
 	TP_fast_assign(
 		__entry->pid = pid;
-		__entry->policy = policy;
+		__assign_str(policy);
 		__entry->addr = addr;
 		__entry->util = util;
 		__entry->fmfi = fmfi;
@@ -104,11 +104,8 @@ TRACE_EVENT(hawkeye_base_promote,
 	),
 
 	TP_printk("pid=%d policy=%s addr=0x%lx util=%u fmfi=%u metric=%llu result=%d",
-		  __entry->pid,
-		  __print_symbolic(__entry->policy, { 2, "ingens" },
-				   { 3, "freebsd" }),
-		  __entry->addr, __entry->util, __entry->fmfi,
-		  __entry->metric, __entry->result)
+		  __entry->pid, __get_str(policy), __entry->addr, __entry->util,
+		  __entry->fmfi, __entry->metric, __entry->result)
 );
 
 #endif /* _TRACE_HAWKEYE_H */

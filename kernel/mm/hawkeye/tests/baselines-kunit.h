@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * KUnit tests of the baseline policies' arithmetic, built into baselines.c
- * so that they reach its static functions: FMFI, Ingens' metric and the
- * order in which it serves processes, the utilisation rule, the knobs.
+ * KUnit tests of the baseline policies, built into ingens.c so that they
+ * reach its static functions: FMFI, Ingens' metric and the order in which
+ * it serves processes, the utilisation rule, the policy table; and a
+ * FreeBSD reservation fault in an address space being torn down.
  */
 #ifndef _MM_HAWKEYE_BASELINES_KUNIT_H
 #define _MM_HAWKEYE_BASELINES_KUNIT_H
@@ -79,16 +80,16 @@ static void base_test_qualifies(struct kunit *test)
 }
 
 /*
- * Serve @n promotions as hawkeye_base_batch() does (each promotion adds an
+ * Serve @n promotions as hawkeye_base_round() does (each promotion adds an
  * active huge page to the process served), writing who got each in @who.
  */
-static void base_test_serve(struct hawkeye_base_mm **bs, unsigned int nr,
+static void base_test_serve(struct hawkeye_mm **bs, unsigned int nr,
 			    char *who, unsigned int n)
 {
 	unsigned int k, i;
 
 	for (k = 0; k < n; k++) {
-		struct hawkeye_base_mm *b = ingens_pick(bs, nr);
+		struct hawkeye_mm *b = ingens_pick(bs, nr);
 
 		if (!b) {
 			who[k] = '-';
@@ -97,7 +98,7 @@ static void base_test_serve(struct hawkeye_base_mm **bs, unsigned int nr,
 		for (i = 0; bs[i] != b; i++)
 			;
 		who[k] = 'A' + i;
-		b->nr_huge++;
+		b->base.nr_huge++;
 	}
 	who[n] = '\0';
 }
@@ -105,8 +106,14 @@ static void base_test_serve(struct hawkeye_base_mm **bs, unsigned int nr,
 static void base_test_pick(struct kunit *test)
 {
 	unsigned int penalty = hawkeye_ingens.idle_penalty;
-	struct hawkeye_base_mm m[3] = {}, *bs[3] = { &m[0], &m[1], &m[2] };
+	struct hawkeye_mm *m = kunit_kcalloc(test, 3, sizeof(*m), GFP_KERNEL);
+	struct hawkeye_mm *bs[3];
 	char who[16];
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	bs[0] = &m[0];
+	bs[1] = &m[1];
+	bs[2] = &m[2];
 
 	hawkeye_ingens.idle_penalty = 50;
 
@@ -119,10 +126,10 @@ static void base_test_pick(struct kunit *test)
 	 * C catches up with A first, then B's idle pages make it wait until
 	 * the others hold 6 each.
 	 */
-	memset(m, 0, sizeof(m));
-	m[0].nr_huge = 4;
-	m[1].nr_huge = 3;
-	m[1].nr_idle = 3;
+	memset(m, 0, 3 * sizeof(*m));
+	m[0].base.nr_huge = 4;
+	m[1].base.nr_huge = 3;
+	m[1].base.nr_idle = 3;
 	base_test_serve(bs, 3, who, 8);
 	KUNIT_EXPECT_STREQ(test, who, "CCCCACAC");
 	KUNIT_EXPECT_EQ(test, base_metric(&m[0]), 600ULL);
@@ -132,43 +139,24 @@ static void base_test_pick(struct kunit *test)
 
 	/* Without a penalty B counts its 3 huge pages only. */
 	hawkeye_ingens.idle_penalty = 0;
-	memset(m, 0, sizeof(m));
-	m[0].nr_huge = 4;
-	m[1].nr_huge = 3;
-	m[1].nr_idle = 3;
+	memset(m, 0, 3 * sizeof(*m));
+	m[0].base.nr_huge = 4;
+	m[1].base.nr_huge = 3;
+	m[1].base.nr_idle = 3;
 	base_test_serve(bs, 3, who, 5);
 	KUNIT_EXPECT_STREQ(test, who, "CCCBC");
 
 	/* An exhausted process is passed over; none left: NULL. */
 	hawkeye_ingens.idle_penalty = 50;
-	memset(m, 0, sizeof(m));
-	m[0].exhausted = true;
+	memset(m, 0, 3 * sizeof(*m));
+	m[0].base.exhausted = true;
 	base_test_serve(bs, 3, who, 4);
 	KUNIT_EXPECT_STREQ(test, who, "BCBC");
-	m[1].exhausted = true;
-	m[2].exhausted = true;
+	m[1].base.exhausted = true;
+	m[2].base.exhausted = true;
 	KUNIT_EXPECT_NULL(test, ingens_pick(bs, 3));
 
 	hawkeye_ingens.idle_penalty = penalty;
-}
-
-static void base_test_knobs(struct kunit *test)
-{
-	struct hawkeye_ingens_params saved = hawkeye_ingens;
-
-	KUNIT_EXPECT_EQ(test, hawkeye_ingens_set_util_threshold(0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, hawkeye_ingens_set_util_threshold(101), -EINVAL);
-	KUNIT_EXPECT_EQ(test, hawkeye_ingens.util_threshold,
-			saved.util_threshold);
-	KUNIT_EXPECT_EQ(test, hawkeye_ingens_set_util_threshold(50), 0);
-	KUNIT_EXPECT_EQ(test, hawkeye_ingens.util_threshold, 50U);
-	KUNIT_EXPECT_EQ(test, hawkeye_ingens_set_fmfi_threshold(102), -EINVAL);
-	KUNIT_EXPECT_EQ(test, hawkeye_ingens_set_fmfi_threshold(0), 0);
-	KUNIT_EXPECT_EQ(test, hawkeye_ingens_set_fmfi_threshold(101), 0);
-	KUNIT_EXPECT_EQ(test, hawkeye_ingens_set_idle_penalty(100), -EINVAL);
-	KUNIT_EXPECT_EQ(test, hawkeye_ingens_set_idle_penalty(99), 0);
-	KUNIT_EXPECT_EQ(test, hawkeye_ingens.idle_penalty, 99U);
-	hawkeye_ingens = saved;
 }
 
 static void base_test_policy_names(struct kunit *test)
@@ -178,10 +166,12 @@ static void base_test_policy_names(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hawkeye_promote_parse_policy("freebsd\n"),
 			HAWKEYE_POLICY_FREEBSD);
 	KUNIT_EXPECT_EQ(test, hawkeye_promote_parse_policy("Ingens"), -EINVAL);
-	KUNIT_EXPECT_TRUE(test, hawkeye_policy_is_base(HAWKEYE_POLICY_INGENS));
-	KUNIT_EXPECT_TRUE(test, hawkeye_policy_is_base(HAWKEYE_POLICY_FREEBSD));
-	KUNIT_EXPECT_FALSE(test, hawkeye_policy_is_base(HAWKEYE_POLICY_G));
-	KUNIT_EXPECT_FALSE(test, hawkeye_policy_is_base(HAWKEYE_POLICY_LINUX));
+	/* Both take base page faults, in their own state each. */
+	KUNIT_EXPECT_TRUE(test, hawkeye_ingens_ops.fault == hawkeye_base_register);
+	KUNIT_EXPECT_NOT_NULL(test, hawkeye_freebsd_ops.fault);
+	KUNIT_EXPECT_NULL(test, hawkeye_g_ops.fault);
+	KUNIT_EXPECT_PTR_NE(test, hawkeye_ingens_ops.state, hawkeye_freebsd_ops.state);
+	KUNIT_EXPECT_PTR_EQ(test, hawkeye_g_ops.state, hawkeye_pmu_ops.state);
 }
 
 /* The FreeBSD reservation's pages mapped so far, from the vm events. */
@@ -204,7 +194,7 @@ static unsigned long base_test_reserve_pages(struct kunit *test)
  */
 static void base_test_reserve_unstable(struct kunit *test)
 {
-	enum hawkeye_policy old = hawkeye_promote_get_policy();
+	int old = hawkeye_promote_parse_policy(hawkeye_promote_policy()->name);
 	unsigned long uaddr, addr, pages;
 	struct mm_struct *mm;
 	int err;
@@ -237,7 +227,6 @@ static struct kunit_case base_test_cases[] = {
 	KUNIT_CASE(base_test_metric),
 	KUNIT_CASE(base_test_qualifies),
 	KUNIT_CASE(base_test_pick),
-	KUNIT_CASE(base_test_knobs),
 	KUNIT_CASE(base_test_policy_names),
 	KUNIT_CASE(base_test_reserve_unstable),
 	{}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * KUnit tests of HawkEye promotion, built into promote.c so that they
+ * KUnit tests of HawkEye promotion, built into access_map.c so that they
  * reach its static functions. The access_maps are built by hand, without
  * an mm; the accessed-bit sampler runs on memory of a KUnit mm.
  */
@@ -48,7 +48,9 @@ static struct hawkeye_mm *promote_test_mm(struct kunit *test, u64 seq)
 	struct hawkeye_mm *hm = kunit_kzalloc(test, sizeof(*hm), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, hm);
-	promote_mm_init(hm, NULL);
+	hm->ops = &hawkeye_g_ops;
+	mutex_init(&hm->lock);
+	map_mm_init(hm);
 	hm->seq = seq;
 	return hm;
 }
@@ -63,7 +65,7 @@ static struct hawkeye_region *promote_test_add(struct kunit *test,
 
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	r->addr = idx << PMD_SHIFT;
-	KUNIT_ASSERT_EQ(test, xa_insert(&hm->regions, idx, r, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, xa_insert(&hm->map.regions, idx, r, GFP_KERNEL), 0);
 	map_place(hm, r, ema, true);
 	return r;
 }
@@ -75,7 +77,7 @@ static int promote_test_bucket_list(struct hawkeye_mm *hm, int b,
 	struct hawkeye_region *r;
 	int n = 0;
 
-	list_for_each_entry(r, &hm->buckets[b], node)
+	list_for_each_entry(r, &hm->map.buckets[b], node)
 		if (n < max)
 			idx[n++] = r->addr >> PMD_SHIFT;
 	return n;
@@ -84,7 +86,7 @@ static int promote_test_bucket_list(struct hawkeye_mm *hm, int b,
 static void promote_test_free(struct hawkeye_mm *hm)
 {
 	map_clear(hm);
-	xa_destroy(&hm->regions);
+	xa_destroy(&hm->map.regions);
 }
 
 static void promote_test_moves(struct kunit *test)
@@ -98,8 +100,8 @@ static void promote_test_moves(struct kunit *test)
 	b = promote_test_add(test, hm, 2, 130);
 	c = promote_test_add(test, hm, 3, 260);		/* bucket 5 */
 	d = promote_test_add(test, hm, 4, 10);		/* bucket 0 */
-	KUNIT_EXPECT_EQ(test, hm->nr_regions, 4UL);
-	KUNIT_EXPECT_EQ(test, hm->overhead, 520UL);
+	KUNIT_EXPECT_EQ(test, hm->map.nr_regions, 4UL);
+	KUNIT_EXPECT_EQ(test, hm->map.overhead, 520UL);
 	KUNIT_ASSERT_EQ(test, promote_test_bucket_list(hm, 2, idx, 8), 2);
 	KUNIT_EXPECT_EQ(test, idx[0], 1UL);
 	KUNIT_EXPECT_EQ(test, idx[1], 2UL);
@@ -108,14 +110,14 @@ static void promote_test_moves(struct kunit *test)
 	map_place(hm, d, 140, false);
 	KUNIT_ASSERT_EQ(test, promote_test_bucket_list(hm, 2, idx, 8), 3);
 	KUNIT_EXPECT_EQ(test, idx[0], 4UL);
-	KUNIT_EXPECT_EQ(test, hm->nr[0], 0UL);
-	KUNIT_EXPECT_EQ(test, hm->nr[2], 3UL);
+	KUNIT_EXPECT_EQ(test, hm->map.nr[0], 0UL);
+	KUNIT_EXPECT_EQ(test, hm->map.nr[2], 3UL);
 
 	/* Moving down: the tail. */
 	map_place(hm, c, 101, false);
 	KUNIT_ASSERT_EQ(test, promote_test_bucket_list(hm, 2, idx, 8), 4);
 	KUNIT_EXPECT_EQ(test, idx[3], 3UL);
-	KUNIT_EXPECT_EQ(test, hm->nr[5], 0UL);
+	KUNIT_EXPECT_EQ(test, hm->map.nr[5], 0UL);
 
 	/* Same bucket: stays where it is, whatever its EMA did. */
 	map_place(hm, a, 149, false);
@@ -125,17 +127,17 @@ static void promote_test_moves(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, idx[1], 1UL);
 	KUNIT_EXPECT_EQ(test, idx[2], 2UL);
 	KUNIT_EXPECT_EQ(test, idx[3], 3UL);
-	KUNIT_EXPECT_EQ(test, hm->overhead, 140UL + 101 + 149 + 100);
+	KUNIT_EXPECT_EQ(test, hm->map.overhead, 140UL + 101 + 149 + 100);
 
 	map_remove(hm, d);
-	KUNIT_EXPECT_EQ(test, hm->nr_regions, 3UL);
-	KUNIT_EXPECT_EQ(test, hm->nr[2], 3UL);
-	KUNIT_EXPECT_EQ(test, hm->overhead, 101UL + 149 + 100);
-	KUNIT_EXPECT_NULL(test, xa_load(&hm->regions, 4));
+	KUNIT_EXPECT_EQ(test, hm->map.nr_regions, 3UL);
+	KUNIT_EXPECT_EQ(test, hm->map.nr[2], 3UL);
+	KUNIT_EXPECT_EQ(test, hm->map.overhead, 101UL + 149 + 100);
+	KUNIT_EXPECT_NULL(test, xa_load(&hm->map.regions, 4));
 
 	promote_test_free(hm);
-	KUNIT_EXPECT_EQ(test, hm->nr_regions, 0UL);
-	KUNIT_EXPECT_EQ(test, hm->overhead, 0UL);
+	KUNIT_EXPECT_EQ(test, hm->map.nr_regions, 0UL);
+	KUNIT_EXPECT_EQ(test, hm->map.overhead, 0UL);
 }
 
 /* Region names: process 'A'..'C' and number, index = 16 * process + number. */
@@ -206,7 +208,7 @@ static void promote_test_order_paper(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, seq[i], promote_test_fig4_order[i],
 				    "promotion %d", i);
 	for (i = 0; i < 3; i++) {
-		KUNIT_EXPECT_EQ(test, hms[i]->nr_regions, 0UL);
+		KUNIT_EXPECT_EQ(test, hms[i]->map.nr_regions, 0UL);
 		promote_test_free(hms[i]);
 	}
 }
@@ -333,7 +335,7 @@ static void promote_test_pmu_table9(struct kunit *test)
 	n = promote_test_round_pmu(test, hms, 2, measured, &rr, 8, seq);
 	KUNIT_ASSERT_EQ(test, n, 1);
 	KUNIT_EXPECT_EQ(test, seq[0], PT('A', 0));
-	KUNIT_EXPECT_EQ(test, hms[1]->nr_regions, 3UL);
+	KUNIT_EXPECT_EQ(test, hms[1]->map.nr_regions, 3UL);
 
 	/* A promoted down to 1.5%: nobody is worth a promotion. */
 	promote_test_add(test, hms[0], PT('A', 3), 480);
@@ -408,10 +410,10 @@ static void promote_test_pmu_fallback(struct kunit *test)
 		for (j = 0; j < 3; j++)
 			promote_test_add(test, hms[i], PT('A' + i, j), 300);
 	}
-	all[0]->measured = 50;			/* A: measured, low */
-	all[0]->measured_at = jiffies;
-	all[2]->measured = 6000;		/* C: measured, high */
-	all[2]->measured_at = jiffies;
+	all[0]->map.measured = 50;			/* A: measured, low */
+	all[0]->map.measured_at = jiffies;
+	all[2]->map.measured = 6000;		/* C: measured, high */
+	all[2]->map.measured_at = jiffies;
 	n = promote_pick_pmu(hms, 3, pos, &rr, picks, 16);
 	KUNIT_ASSERT_EQ(test, n, 6);
 	for (i = 0; i < n; i++) {
@@ -422,7 +424,7 @@ static void promote_test_pmu_fallback(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, done[0], 0U);
 
 	/* A stale measurement is none: A is served as under hawkeye-g. */
-	all[0]->measured_at = jiffies -
+	all[0]->map.measured_at = jiffies -
 		msecs_to_jiffies(hawkeye_promote.pmu_ttl_ms) - 1;
 	KUNIT_EXPECT_EQ(test, promote_measured(all[0]), -1);
 	KUNIT_EXPECT_EQ(test, promote_measured(all[2]), 6000);
@@ -474,7 +476,7 @@ static int promote_test_young(unsigned long addr)
 	mmap_read_lock(current->mm);
 	vma = vma_lookup(current->mm, addr);
 	if (vma)
-		young = promote_young_ptes(vma, addr);
+		young = hawkeye_young_ptes(vma, addr);
 	mmap_read_unlock(current->mm);
 	return young;
 }

@@ -1,0 +1,663 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * HawkEye's own promotion policies, hawkeye-g and hawkeye-pmu: regions
+ * promoted in the order of their processes' access_maps.
+ *
+ * hawkeye-g: at each sample pass the promotion thread clears the accessed
+ * bits of the base pages of every eligible 2 MB region (one still mapped
+ * by a page table), waits sample_window_ms and counts the accessed bits
+ * set again: the region's access coverage, 0 to 512. An exponential moving
+ * average of it puts the region in one of HAWKEYE_NR_BUCKETS buckets of
+ * its process's access_map; a region that moves up goes to the head of its
+ * new bucket, one that moves down to the tail. Each round collapses up to
+ * `batch` regions, with khugepaged's own code and limits, from the highest
+ * bucket that any process has a region in, round-robin across the
+ * processes that have one there.
+ *
+ * hawkeye-pmu promotes for the process with the highest MMU overhead as
+ * measured with performance counters (by tools/hawkeye-pmud, written to
+ * promote/measured_overhead), from its highest bucket down, processes
+ * within pmu_band of the highest taking turns, and none for a process
+ * measured below pmu_threshold. Processes without a measurement are served
+ * after them, in the hawkeye-g order.
+ *
+ * Both keep the same state, so a switch between them keeps every map.
+ *
+ * See Documentation/admin-guide/mm/hawkeye.rst.
+ */
+#define pr_fmt(fmt) "hawkeye: " fmt
+
+#include <linux/mm.h>
+#include <linux/hawkeye.h>
+#include <linux/huge_mm.h>
+#include <linux/kthread.h>
+#include <linux/list.h>
+#include <linux/mmu_notifier.h>
+#include <linux/sched/mm.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/swap.h>
+#include <linux/vmstat.h>
+#include <linux/xarray.h>
+#include <asm/tlbflush.h>
+
+#include "../internal.h"
+#include "hawkeye.h"
+
+#include <trace/events/hawkeye.h>
+
+/* Access coverage a bucket spans: 0-49 bucket 0, ..., 450-512 bucket 9. */
+#define HAWKEYE_BUCKET_WIDTH	50
+
+/*
+ * Regions sampled per mmap_lock hold: 4096 PTEs, khugepaged's default
+ * pages_to_scan. A writer waiting for the lock ends a chunk sooner.
+ */
+#define PROMOTE_CHUNK		8
+
+/* The per-process state hawkeye-g and hawkeye-pmu keeps. */
+static const struct hawkeye_policy_state access_map_state = { "access_map" };
+
+/* "no measurements" said once since the switch to hawkeye-pmu. */
+static bool promote_pmu_told;
+
+/* A 2 MB region of a process, mapped by a page table when last seen. */
+struct hawkeye_region {
+	struct list_head node;		/* in its bucket */
+	unsigned long addr;
+	unsigned int ema;		/* access coverage, 0..HPAGE_PMD_NR */
+	unsigned int bucket;
+	unsigned long pass;		/* the sample pass that saw it last */
+};
+
+/* A region picked for promotion. */
+struct hawkeye_pick {
+	struct hawkeye_mm *hm;
+	struct hawkeye_region *r;
+};
+
+/* The bucket of an access coverage (EMA) of 0..HPAGE_PMD_NR. */
+static unsigned int promote_bucket(unsigned int ema)
+{
+	return min(ema / HAWKEYE_BUCKET_WIDTH, HAWKEYE_NR_BUCKETS - 1);
+}
+
+/* Exponential moving average, @weight percent to the new @coverage. */
+static unsigned int promote_ema(unsigned int old, unsigned int coverage,
+				unsigned int weight)
+{
+	return (weight * coverage + (100 - weight) * old) / 100;
+}
+
+/*
+ * Give @r, new (@fresh) or in the map, the access coverage @ema: a region
+ * that moves up goes to the head of its bucket, one that moves down to
+ * the tail, one that stays in its bucket keeps its place. A new region
+ * goes to the tail, behind those already there.
+ */
+static void map_place(struct hawkeye_mm *hm, struct hawkeye_region *r,
+		      unsigned int ema, bool fresh)
+{
+	unsigned int b = promote_bucket(ema);
+
+	if (fresh) {
+		list_add_tail(&r->node, &hm->map.buckets[b]);
+		hm->map.nr[b]++;
+		hm->map.nr_regions++;
+	} else if (b != r->bucket) {
+		if (b > r->bucket)
+			list_move(&r->node, &hm->map.buckets[b]);
+		else
+			list_move_tail(&r->node, &hm->map.buckets[b]);
+		hm->map.nr[r->bucket]--;
+		hm->map.nr[b]++;
+	}
+	hm->map.overhead += ema;
+	if (!fresh)
+		hm->map.overhead -= r->ema;
+	r->ema = ema;
+	r->bucket = b;
+}
+
+/* Take @r out of the map and free it. */
+static void map_remove(struct hawkeye_mm *hm, struct hawkeye_region *r)
+{
+	list_del(&r->node);
+	xa_erase(&hm->map.regions, r->addr >> PMD_SHIFT);
+	hm->map.nr[r->bucket]--;
+	hm->map.nr_regions--;
+	hm->map.overhead -= r->ema;
+	kfree(r);
+}
+
+static void map_clear(struct hawkeye_mm *hm)
+{
+	struct hawkeye_region *r;
+	unsigned long index;
+
+	xa_for_each(&hm->map.regions, index, r)
+		map_remove(hm, r);
+}
+
+/* Point each process's @pos at the head of each of its buckets. */
+static void promote_pos_init(struct hawkeye_mm **hms, unsigned int nr,
+			     struct list_head *(*pos)[HAWKEYE_NR_BUCKETS])
+{
+	unsigned int i;
+	int b;
+
+	for (i = 0; i < nr; i++)
+		for (b = 0; b < HAWKEYE_NR_BUCKETS; b++)
+			pos[i][b] = hms[i]->map.buckets[b].next;
+}
+
+/*
+ * The hawkeye-g order: up to @n regions of the processes @hms[@nr] (in
+ * registration order), from the highest bucket in which any of them has
+ * a region. Within that bucket, processes take turns (round-robin), each
+ * giving the region at the head of its bucket first. Turns start with the
+ * first process whenever the bucket changes, and go on from where @rr left
+ * them otherwise, so that a batch ending mid-bucket does not favour anyone.
+ * @pos is scratch space for @nr processes. Changes nothing but @rr and
+ * @pos. Returns the number of regions put in @out.
+ */
+static unsigned int promote_order(struct hawkeye_mm **hms, unsigned int nr,
+				  struct list_head *(*pos)[HAWKEYE_NR_BUCKETS],
+				  struct hawkeye_rr *rr,
+				  struct hawkeye_pick *out, unsigned int n)
+{
+	unsigned int i, k, j;
+	int b;
+
+	promote_pos_init(hms, nr, pos);
+
+	for (k = 0; k < n; k++) {
+		unsigned int start = 0;
+
+		/* The highest bucket with a region left to pick. */
+		for (b = HAWKEYE_NR_BUCKETS - 1; b >= 0; b--) {
+			for (i = 0; i < nr; i++)
+				if (pos[i][b] != &hms[i]->map.buckets[b])
+					break;
+			if (i < nr)
+				break;
+		}
+		if (b < 0)
+			break;
+
+		/* The first process after the one served last. */
+		if (b == rr->bucket)
+			while (start < nr && hms[start]->seq <= rr->seq)
+				start++;
+		for (j = 0; j < nr; j++) {
+			i = (start + j) % nr;
+			if (pos[i][b] != &hms[i]->map.buckets[b])
+				break;
+		}
+		out[k].hm = hms[i];
+		out[k].r = list_entry(pos[i][b], struct hawkeye_region, node);
+		pos[i][b] = pos[i][b]->next;
+		rr->bucket = b;
+		rr->seq = hms[i]->seq;
+	}
+	return k;
+}
+
+/* The highest bucket of a process with a region left at @pos; -1: none. */
+static int promote_top(struct hawkeye_mm *hm, struct list_head **pos)
+{
+	int b;
+
+	for (b = HAWKEYE_NR_BUCKETS - 1; b >= 0; b--)
+		if (pos[b] != &hm->map.buckets[b])
+			return b;
+	return -1;
+}
+
+/*
+ * The hawkeye-pmu order: up to @n regions, each from the process with the
+ * highest measured overhead (@measured[i], 1/100 %, -1: none) at or above
+ * @threshold that has a region left, from its highest bucket down. The
+ * processes within @band of the highest take turns, starting after the
+ * one @rr served last. @hms are in registration order, @pos is scratch
+ * space. Changes nothing but @rr and @pos; returns the number put in @out.
+ */
+static unsigned int promote_order_pmu(struct hawkeye_mm **hms, unsigned int nr,
+				      const int *measured, int threshold,
+				      int band,
+				      struct list_head *(*pos)[HAWKEYE_NR_BUCKETS],
+				      struct hawkeye_rr *rr,
+				      struct hawkeye_pick *out, unsigned int n)
+{
+	unsigned int i, j, k;
+	int b;
+
+	promote_pos_init(hms, nr, pos);
+
+	for (k = 0; k < n; k++) {
+		unsigned int start = 0;
+		int best = -1;
+
+		for (i = 0; i < nr; i++)
+			if (measured[i] >= threshold && measured[i] > best &&
+			    promote_top(hms[i], pos[i]) >= 0)
+				best = measured[i];
+		if (best < 0)
+			break;
+
+		while (start < nr && hms[start]->seq <= rr->pmu_seq)
+			start++;
+		for (j = 0; j < nr; j++) {
+			i = (start + j) % nr;
+			if (measured[i] >= max(threshold, best - band)) {
+				b = promote_top(hms[i], pos[i]);
+				if (b >= 0)
+					break;
+			}
+		}
+		out[k].hm = hms[i];
+		out[k].r = list_entry(pos[i][b], struct hawkeye_region, node);
+		pos[i][b] = pos[i][b]->next;
+		rr->pmu_seq = hms[i]->seq;
+	}
+	return k;
+}
+
+/* @hm's measured MMU overhead if it is recent enough, else -1. */
+static int promote_measured(struct hawkeye_mm *hm)
+{
+	int overhead = READ_ONCE(hm->map.measured);
+	unsigned long ttl = msecs_to_jiffies(READ_ONCE(hawkeye_promote.pmu_ttl_ms));
+
+	if (overhead < 0 || time_after(jiffies, READ_ONCE(hm->map.measured_at) + ttl))
+		return -1;
+	return overhead;
+}
+
+/* A pass over a process's regions, PROMOTE_CHUNK at a time. */
+struct map_walk {
+	struct hawkeye_mm *hm;
+	void (*fn)(struct map_walk *w, struct vm_area_struct *vma,
+		   unsigned long addr);
+	unsigned int done;		/* regions in this chunk */
+	unsigned long pass;		/* counting: the pass, */
+	unsigned int weight;		/* ... the EMA weight, */
+	pid_t pid;			/* ... who, for the trace */
+};
+
+static bool map_walk_region(struct vm_area_struct *vma, unsigned long addr,
+			    void *arg)
+{
+	struct map_walk *w = arg;
+
+	if (w->done && (w->done == PROMOTE_CHUNK ||
+			mmap_lock_is_contended(vma->vm_mm)))
+		return false;
+	w->fn(w, vma, addr);
+	w->done++;
+	return true;
+}
+
+/*
+ * Call @w->fn for every eligible 2 MB region of @w->hm's process, in
+ * address order, at most PROMOTE_CHUNK regions per mmap_lock hold (fewer
+ * while a writer waits) and per reference on the address space, and flush
+ * the TLB once at the end if @flush. Returns false if the process went
+ * away or the thread was told to stop first.
+ */
+static bool map_walk(struct map_walk *w, bool flush)
+{
+	struct mm_struct *mm = w->hm->mm;
+	unsigned long next = 0;
+	bool seen = false;
+
+	do {
+		if (kthread_should_stop() || !hawkeye_mm_get(mm))
+			return false;
+		w->done = 0;
+		mmap_read_lock(mm);
+		next = hawkeye_walk_regions(mm, next, ULONG_MAX,
+					    map_walk_region, w);
+		mmap_read_unlock(mm);
+		mmput(mm);
+		if (w->done)
+			seen = true;
+		cond_resched();
+	} while (next != ULONG_MAX);
+	if (flush && seen && hawkeye_mm_get(mm)) {
+		flush_tlb_mm(mm);
+		mmput(mm);
+	}
+	return true;
+}
+
+static void map_clear_region(struct map_walk *w, struct vm_area_struct *vma,
+			     unsigned long addr)
+{
+	hawkeye_young_ptes(vma, addr);
+}
+
+/*
+ * Open a sample window on @hm: clear the accessed bits of its eligible
+ * regions, and flush its TLB entries so that the next access sets them.
+ * The flush is needed even where no bit was set: the last count cleared
+ * bits without one, and a cached translation would not set them again.
+ */
+static void promote_clear_mm(struct hawkeye_mm *hm)
+{
+	struct map_walk w = { .hm = hm, .fn = map_clear_region };
+
+	if (map_walk(&w, true))
+		hm->map.armed = true;
+}
+
+/* Record a coverage sample of the region at @addr. */
+static void map_count_region(struct map_walk *w, struct vm_area_struct *vma,
+			     unsigned long addr)
+{
+	struct hawkeye_mm *hm = w->hm;
+	int coverage = hawkeye_young_ptes(vma, addr);
+	struct hawkeye_region *r;
+	unsigned int ema;
+	bool fresh;
+
+	if (coverage < 0)
+		return;
+	r = xa_load(&hm->map.regions, addr >> PMD_SHIFT);
+	fresh = !r;
+	if (fresh) {
+		/* Without memory the region waits for the next pass. */
+		r = kzalloc(sizeof(*r), GFP_KERNEL);
+		if (!r)
+			return;
+		r->addr = addr;
+		if (xa_insert(&hm->map.regions, addr >> PMD_SHIFT, r, GFP_KERNEL)) {
+			kfree(r);
+			return;
+		}
+	}
+	ema = promote_ema(fresh ? 0 : r->ema, coverage, w->weight);
+	mutex_lock(&hm->lock);
+	map_place(hm, r, ema, fresh);
+	r->pass = w->pass;
+	mutex_unlock(&hm->lock);
+	count_vm_event(HAWKEYE_PROMOTE_SAMPLED);
+	trace_hawkeye_sample(w->pid, addr, coverage, ema, r->bucket);
+}
+
+/*
+ * Close @hm's sample window: count the accessed bits of every eligible
+ * region, update the access_map, and forget the regions that were not
+ * seen (huge now, unmapped, or no longer eligible).
+ */
+static void promote_count_mm(struct hawkeye_mm *hm, unsigned long pass)
+{
+	struct map_walk w = {
+		.hm = hm,
+		.fn = map_count_region,
+		.pass = pass,
+		.weight = READ_ONCE(hawkeye_promote.ema_weight),
+		.pid = hawkeye_mm_pid(hm),
+	};
+	struct hawkeye_region *r;
+	unsigned long index;
+
+	if (!hm->map.armed)
+		return;
+	hm->map.armed = false;
+	if (!map_walk(&w, false))
+		return;
+
+	mutex_lock(&hm->lock);
+	xa_for_each(&hm->map.regions, index, r)
+		if (r->pass != pass)
+			map_remove(hm, r);
+	hm->samples++;
+	mutex_unlock(&hm->lock);
+}
+
+static void map_sample(struct hawkeye_mm *hm, unsigned long pass)
+{
+	if (pass)
+		promote_count_mm(hm, pass);
+	else
+		promote_clear_mm(hm);
+}
+
+/* Collapse @r as khugepaged would; false if the batch should stop. */
+static bool promote_region(struct hawkeye_mm *hm, struct hawkeye_region *r)
+{
+	int ret = hawkeye_collapse_anon_pmd(hm->mm, r->addr);
+
+	trace_hawkeye_promote(hawkeye_mm_pid(hm), r->addr, r->bucket, r->ema,
+			      promote_measured(hm), ret);
+	mutex_lock(&hm->lock);
+	if (!ret) {
+		count_vm_event(HAWKEYE_PROMOTE_SUCCESS);
+		hm->promotions++;
+	} else {
+		count_vm_event(HAWKEYE_PROMOTE_FAILED);
+		hm->promote_failed++;
+	}
+	switch (ret) {
+	case 0:
+	case -EEXIST:		/* made huge by someone else */
+	case -EINVAL:		/* unmapped or no longer eligible */
+		map_remove(hm, r);
+		break;
+	default:
+		/* Let the others have their turn before it is tried again. */
+		list_move_tail(&r->node, &hm->map.buckets[r->bucket]);
+		break;
+	}
+	mutex_unlock(&hm->lock);
+	return ret != -ENOMEM;
+}
+
+/*
+ * hawkeye-pmu: up to @n regions for the processes measured above the
+ * threshold, then for those without a measurement in the hawkeye-g
+ * order. Reorders @hms: the unmeasured ones first.
+ */
+static unsigned int promote_pick_pmu(struct hawkeye_mm **hms, unsigned int nr,
+				     struct list_head *(*pos)[HAWKEYE_NR_BUCKETS],
+				     struct hawkeye_rr *rr,
+				     struct hawkeye_pick *picks, unsigned int n)
+{
+	int *measured = kmalloc_array(nr, sizeof(*measured), GFP_KERNEL);
+	unsigned int i, got, nr_none = 0;
+
+	if (!measured)
+		return 0;
+	for (i = 0; i < nr; i++)
+		measured[i] = promote_measured(hms[i]);
+	got = promote_order_pmu(hms, nr, measured,
+				READ_ONCE(hawkeye_promote.pmu_threshold),
+				READ_ONCE(hawkeye_promote.pmu_band),
+				pos, rr, picks, n);
+	/* Stable: the unmeasured keep their registration order. */
+	for (i = 0; i < nr; i++) {
+		if (measured[i] < 0) {
+			swap(hms[nr_none], hms[i]);
+			nr_none++;
+		}
+	}
+	kfree(measured);
+	if (nr_none == nr && !READ_ONCE(promote_pmu_told)) {
+		WRITE_ONCE(promote_pmu_told, true);
+		pr_notice("hawkeye-pmu: no MMU overhead measurements (is tools/hawkeye-pmud running?); promoting by the HawkEye-G estimate\n");
+	}
+	if (got < n && nr_none)
+		got += promote_order(hms, nr_none, pos, rr, picks + got, n - got);
+	return got;
+}
+
+/* Promote up to @batch regions, in the order of @order. */
+static void map_batch(struct hawkeye_mm **hms, unsigned int nr,
+		      unsigned int batch, struct hawkeye_rr *rr,
+		      unsigned int (*order)(struct hawkeye_mm **hms,
+					    unsigned int nr,
+					    struct list_head *(*pos)[HAWKEYE_NR_BUCKETS],
+					    struct hawkeye_rr *rr,
+					    struct hawkeye_pick *out,
+					    unsigned int n))
+{
+	struct list_head *(*pos)[HAWKEYE_NR_BUCKETS];
+	struct hawkeye_pick *picks;
+	unsigned int i, n = 0;
+
+	pos = kmalloc_array(nr, sizeof(*pos), GFP_KERNEL);
+	picks = kmalloc_array(batch, sizeof(*picks), GFP_KERNEL);
+	if (pos && picks)
+		n = order(hms, nr, pos, rr, picks, batch);
+	if (n)
+		lru_add_drain_all();
+	for (i = 0; i < n && !kthread_should_stop(); i++) {
+		bool go_on;
+
+		if (!hawkeye_mm_get(picks[i].hm->mm))
+			continue;
+		go_on = promote_region(picks[i].hm, picks[i].r);
+		mmput(picks[i].hm->mm);
+		if (!go_on)
+			break;
+		cond_resched();
+	}
+	kfree(picks);
+	kfree(pos);
+}
+
+static void g_batch(struct hawkeye_mm **hms, unsigned int nr,
+		    unsigned int batch, struct hawkeye_rr *rr)
+{
+	map_batch(hms, nr, batch, rr, promote_order);
+}
+
+static void pmu_batch(struct hawkeye_mm **hms, unsigned int nr,
+		      unsigned int batch, struct hawkeye_rr *rr)
+{
+	map_batch(hms, nr, batch, rr, promote_pick_pmu);
+}
+
+static void map_mm_init(struct hawkeye_mm *hm)
+{
+	int b;
+
+	hm->map.measured = -1;
+	xa_init(&hm->map.regions);
+	for (b = 0; b < HAWKEYE_NR_BUCKETS; b++)
+		INIT_LIST_HEAD(&hm->map.buckets[b]);
+}
+
+static void map_mm_release(struct hawkeye_mm *hm)
+{
+	map_clear(hm);
+	xa_destroy(&hm->map.regions);
+}
+
+/* The sum over a sampled process's regions of their access coverage. */
+static bool map_overhead(struct hawkeye_mm *hm, unsigned long *overhead)
+{
+	if (!READ_ONCE(hm->samples))
+		return false;
+	*overhead = READ_ONCE(hm->map.overhead);
+	return true;
+}
+
+static void pmu_start(void)
+{
+	WRITE_ONCE(promote_pmu_told, false);
+}
+
+/**
+ * hawkeye_promote_set_measured() - record a process's measured MMU overhead
+ * @pid: the process
+ * @overhead: in 1/100 %, or -1 to forget it
+ *
+ * Return: 0; -EINVAL for a bad value, -ESRCH for no such process (or one
+ * that has exited), -ENOENT if it has no memory that promotion manages.
+ */
+int hawkeye_promote_set_measured(pid_t pid, int overhead)
+{
+	struct task_struct *task;
+	struct hawkeye_mm *hm;
+	struct mm_struct *mm;
+	int ret = -ENOENT;
+
+	if (overhead < -1 || overhead > (int)HAWKEYE_PMU_MAX || pid <= 0)
+		return -EINVAL;
+	task = find_get_task_by_vpid(pid);
+	if (!task)
+		return -ESRCH;
+	mm = get_task_mm(task);
+	put_task_struct(task);
+	if (!mm)
+		return -ESRCH;
+	hm = hawkeye_mm_find(mm);
+	mmput(mm);
+	if (!hm)
+		return -ENOENT;
+	/* Kept while the policy is hawkeye-g too, for a switch to pmu. */
+	if (hm->ops->state == &access_map_state) {
+		WRITE_ONCE(hm->map.measured_at, jiffies);
+		WRITE_ONCE(hm->map.measured, overhead);
+		ret = 0;
+	}
+	hawkeye_mm_put(hm);
+	return ret;
+}
+
+/**
+ * hawkeye_access_map_show() - the access_map's lines of /proc/<pid>/hawkeye
+ * @m: the file
+ * @hm: the process's record, or NULL: zeros, as for one without a map
+ */
+void hawkeye_access_map_show(struct seq_file *m, struct hawkeye_mm *hm)
+{
+	unsigned long nr[HAWKEYE_NR_BUCKETS] = {}, regions = 0, overhead = 0;
+	int b, measured = -1;
+
+	if (hm && hm->ops->state == &access_map_state) {
+		mutex_lock(&hm->lock);
+		memcpy(nr, hm->map.nr, sizeof(nr));
+		regions = hm->map.nr_regions;
+		overhead = hm->map.overhead;
+		mutex_unlock(&hm->lock);
+		measured = promote_measured(hm);
+	}
+	seq_printf(m, "regions %lu\n", regions);
+	for (b = 0; b < HAWKEYE_NR_BUCKETS; b++)
+		seq_printf(m, "bucket%d %lu\n", b, nr[b]);
+	seq_printf(m, "overhead %lu\n", overhead);
+	if (measured >= 0)
+		seq_printf(m, "measured_overhead %d.%02d%%\n", measured / 100,
+			   measured % 100);
+	else
+		seq_puts(m, "measured_overhead none\n");
+}
+
+const struct hawkeye_policy_ops hawkeye_g_ops = {
+	.name = "hawkeye-g",
+	.state = &access_map_state,
+	.mm_init = map_mm_init,
+	.mm_release = map_mm_release,
+	.sample = map_sample,
+	.batch = g_batch,
+	.overhead = map_overhead,
+};
+
+const struct hawkeye_policy_ops hawkeye_pmu_ops = {
+	.name = "hawkeye-pmu",
+	.state = &access_map_state,
+	.start = pmu_start,
+	.mm_init = map_mm_init,
+	.mm_release = map_mm_release,
+	.sample = map_sample,
+	.batch = pmu_batch,
+	.overhead = map_overhead,
+	.measured = promote_measured,
+};
+
+#ifdef CONFIG_HAWKEYE_KUNIT_TEST
+#include "tests/promote-kunit.h"
+#endif

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * KUnit tests of the knob table, built into sysfs.c so that they reach
+ * its store function: every knob refuses bad input and changes nothing,
+ * takes its bounds, and the setters keep the rules between knobs.
+ */
+#ifndef _MM_HAWKEYE_SYSFS_KUNIT_H
+#define _MM_HAWKEYE_SYSFS_KUNIT_H
+
+#include <kunit/test.h>
+
+static unsigned int knob_test_value(struct hawkeye_knob *k)
+{
+	return k->get ? k->get() : READ_ONCE(*k->value);
+}
+
+static ssize_t knob_test_store(struct hawkeye_knob *k, const char *buf)
+{
+	return knob_store(NULL, &k->attr, buf, strlen(buf));
+}
+
+static void knob_test_bad_input(struct kunit *test)
+{
+	static const char *const bad[] = {
+		"", "\n", "x", "1x", "-1", " 1", "1.5", "99999999999999999999",
+	};
+	unsigned int d, i, b;
+	char buf[16];
+
+	for (d = 0; d < ARRAY_SIZE(knob_dirs); d++) {
+		for (i = 0; i < knob_dirs[d].nr; i++) {
+			struct hawkeye_knob *k = &knob_dirs[d].knobs[i];
+			unsigned int before = knob_test_value(k);
+
+			for (b = 0; b < ARRAY_SIZE(bad); b++)
+				KUNIT_EXPECT_EQ_MSG(test, knob_test_store(k, bad[b]),
+						    -EINVAL, "%s/%s <- '%s'",
+						    knob_dirs[d].name,
+						    k->attr.attr.name, bad[b]);
+			if (k->max < UINT_MAX) {
+				snprintf(buf, sizeof(buf), "%u", k->max + 1);
+				KUNIT_EXPECT_EQ_MSG(test, knob_test_store(k, buf),
+						    -EINVAL, "%s/%s <- %s",
+						    knob_dirs[d].name,
+						    k->attr.attr.name, buf);
+			}
+			if (k->min > 0) {
+				snprintf(buf, sizeof(buf), "%u", k->min - 1);
+				KUNIT_EXPECT_EQ_MSG(test, knob_test_store(k, buf),
+						    -EINVAL, "%s/%s <- %s",
+						    knob_dirs[d].name,
+						    k->attr.attr.name, buf);
+			}
+			KUNIT_EXPECT_EQ_MSG(test, knob_test_value(k), before,
+					    "%s/%s changed", knob_dirs[d].name,
+					    k->attr.attr.name);
+		}
+	}
+}
+
+/* A plain knob takes both of its bounds, and a trailing newline. */
+static void knob_test_bounds(struct kunit *test)
+{
+	unsigned int d, i;
+	char buf[16];
+
+	for (d = 0; d < ARRAY_SIZE(knob_dirs); d++) {
+		for (i = 0; i < knob_dirs[d].nr; i++) {
+			struct hawkeye_knob *k = &knob_dirs[d].knobs[i];
+			unsigned int before = knob_test_value(k);
+
+			if (k->set || k->get)
+				continue;
+			snprintf(buf, sizeof(buf), "%u\n", k->min);
+			KUNIT_EXPECT_EQ(test, knob_test_store(k, buf),
+					(ssize_t)strlen(buf));
+			KUNIT_EXPECT_EQ(test, knob_test_value(k), k->min);
+			snprintf(buf, sizeof(buf), "%u", k->max);
+			KUNIT_EXPECT_EQ(test, knob_test_store(k, buf),
+					(ssize_t)strlen(buf));
+			KUNIT_EXPECT_EQ(test, knob_test_value(k), k->max);
+			WRITE_ONCE(*k->value, before);
+		}
+	}
+}
+
+static struct hawkeye_knob *knob_test_find(struct kunit *test,
+					   const char *dir, const char *name)
+{
+	unsigned int d, i;
+
+	for (d = 0; d < ARRAY_SIZE(knob_dirs); d++)
+		for (i = 0; i < knob_dirs[d].nr; i++)
+			if (!strcmp(knob_dirs[d].name, dir) &&
+			    !strcmp(knob_dirs[d].knobs[i].attr.attr.name, name))
+				return &knob_dirs[d].knobs[i];
+	KUNIT_FAIL(test, "no knob %s/%s", dir, name);
+	return NULL;
+}
+
+/* The rules between knobs: the watermarks, the window and the period. */
+static void knob_test_pairs(struct kunit *test)
+{
+	struct hawkeye_knob *high = knob_test_find(test, "debloat", "high_pct");
+	struct hawkeye_knob *window = knob_test_find(test, "promote", "sample_window_ms");
+	struct hawkeye_knob *target = knob_test_find(test, "prezero", "target_mb");
+	struct hawkeye_promote_params promote = hawkeye_promote;
+	struct hawkeye_debloat_params debloat = hawkeye_debloat;
+	unsigned int target_mb = hawkeye_prezero.target_mb;
+	char buf[24];
+
+	KUNIT_ASSERT_NOT_NULL(test, high);
+	KUNIT_ASSERT_NOT_NULL(test, window);
+	KUNIT_ASSERT_NOT_NULL(test, target);
+	snprintf(buf, sizeof(buf), "%u", debloat.low_pct);
+	KUNIT_EXPECT_EQ(test, knob_test_store(high, buf), -EINVAL);
+	snprintf(buf, sizeof(buf), "%u", promote.scan_period_ms);
+	KUNIT_EXPECT_EQ(test, knob_test_store(window, buf), -EINVAL);
+	snprintf(buf, sizeof(buf), "%lu",
+		 (totalram_pages() >> (20 - PAGE_SHIFT)) + 1);
+	KUNIT_EXPECT_EQ(test, knob_test_store(target, buf), -EINVAL);
+	KUNIT_EXPECT_EQ(test, hawkeye_debloat.high_pct, debloat.high_pct);
+	KUNIT_EXPECT_EQ(test, hawkeye_promote.sample_window_ms,
+			promote.sample_window_ms);
+	KUNIT_EXPECT_EQ(test, hawkeye_prezero.target_mb, target_mb);
+}
+
+static struct kunit_case knob_test_cases[] = {
+	KUNIT_CASE(knob_test_bad_input),
+	KUNIT_CASE(knob_test_bounds),
+	KUNIT_CASE(knob_test_pairs),
+	{}
+};
+
+static struct kunit_suite knob_test_suite = {
+	.name = "hawkeye-knobs",
+	.test_cases = knob_test_cases,
+};
+
+kunit_test_suite(knob_test_suite);
+
+#endif /* _MM_HAWKEYE_SYSFS_KUNIT_H */
