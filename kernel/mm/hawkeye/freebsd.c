@@ -25,6 +25,7 @@
 #include <linux/memcontrol.h>
 #include <linux/mmu_notifier.h>
 #include <linux/oom.h>
+#include <linux/pgalloc.h>
 #include <linux/rmap.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
@@ -32,7 +33,6 @@
 #include <linux/userfaultfd_k.h>
 #include <linux/vmstat.h>
 #include <linux/workqueue.h>
-#include <asm/pgalloc.h>
 #include <asm/tlb.h>
 #include <asm/tlbflush.h>
 

@@ -82,10 +82,12 @@ unsigned int hawkeye_fmfi(void)
 	struct zone *zone;
 	unsigned int o;
 
-	/* A snapshot without zone->lock, as /proc/buddyinfo takes one. */
-	for_each_populated_zone(zone)
-		for (o = 0; o < NR_PAGE_ORDERS; o++)
+	for_each_populated_zone(zone) {
+		for (o = 0; o < NR_PAGE_ORDERS; o++) {
+			/* No zone->lock: an estimate, as /proc/buddyinfo's. */
 			nr_free[o] += data_race(zone->free_area[o].nr_free);
+		}
+	}
 	return base_fmfi(nr_free, NR_PAGE_ORDERS, HPAGE_PMD_ORDER);
 }
 

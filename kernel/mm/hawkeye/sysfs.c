@@ -202,12 +202,21 @@ static ssize_t fmfi_show(struct kobject *kobj, struct kobj_attribute *attr,
 
 static struct kobj_attribute fmfi_attr = __ATTR_RO(fmfi);
 
-/* A directory: its knobs, then its other files (NULL-terminated). */
+/* The most files of a directory (promote's ten), and the NULL after them. */
+#define KNOB_DIR_FILES	11
+
+/*
+ * A directory: its knobs, then its other files (NULL-terminated). @attrs
+ * and @group are filled in at boot; they stay with the files for as long
+ * as the kernel runs.
+ */
 struct knob_dir {
 	const char *name;
 	struct hawkeye_knob *knobs;
 	unsigned int nr;
 	struct kobj_attribute *other[3];
+	struct attribute *attrs[KNOB_DIR_FILES];
+	struct attribute_group group;
 };
 
 static struct knob_dir knob_dirs[] = {
@@ -221,26 +230,17 @@ static struct knob_dir knob_dirs[] = {
 
 static int __init knob_dir_create(struct kobject *parent, struct knob_dir *d)
 {
-	struct attribute_group *group;
-	struct attribute **attrs;
 	unsigned int i, n = 0;
 
-	/* Never freed: the files stay as long as the kernel runs. */
-	group = kzalloc(sizeof(*group), GFP_KERNEL);
-	attrs = kcalloc(d->nr + ARRAY_SIZE(d->other) + 1, sizeof(*attrs),
-			GFP_KERNEL);
-	if (!group || !attrs) {
-		kfree(group);
-		kfree(attrs);
-		return -ENOMEM;
-	}
 	for (i = 0; i < ARRAY_SIZE(d->other) && d->other[i]; i++)
-		attrs[n++] = &d->other[i]->attr;
+		d->attrs[n++] = &d->other[i]->attr;
+	if (WARN_ON(n + d->nr >= KNOB_DIR_FILES))
+		return -E2BIG;
 	for (i = 0; i < d->nr; i++)
-		attrs[n++] = &d->knobs[i].attr.attr;
-	group->name = d->name;
-	group->attrs = attrs;
-	return sysfs_create_group(parent, group);
+		d->attrs[n++] = &d->knobs[i].attr.attr;
+	d->group.name = d->name;
+	d->group.attrs = d->attrs;
+	return sysfs_create_group(parent, &d->group);
 }
 
 static int __init hawkeye_sysfs_init(void)
