@@ -151,6 +151,37 @@ static void promote_pos_init(struct hawkeye_mm **hms, unsigned int nr,
 			pos[i][b] = hms[i]->map.buckets[b].next;
 }
 
+/* The highest bucket of a process with a region left at @pos; -1: none. */
+static int promote_top(struct hawkeye_mm *hm, struct list_head **pos)
+{
+	int b;
+
+	for (b = HAWKEYE_NR_BUCKETS - 1; b >= 0; b--)
+		if (pos[b] != &hm->map.buckets[b])
+			return b;
+	return -1;
+}
+
+/* The first of @hms[@nr] registered after the process @seq: whose turn it is. */
+static unsigned int promote_turn(struct hawkeye_mm **hms, unsigned int nr,
+				 u64 seq)
+{
+	unsigned int i = 0;
+
+	while (i < nr && hms[i]->seq <= seq)
+		i++;
+	return i;
+}
+
+/* Pick the region at @hm's @pos in bucket @b, and move @pos past it. */
+static void promote_take(struct hawkeye_pick *out, struct hawkeye_mm *hm,
+			 struct list_head **pos, int b)
+{
+	out->hm = hm;
+	out->r = list_entry(pos[b], struct hawkeye_region, node);
+	pos[b] = pos[b]->next;
+}
+
 /*
  * The hawkeye-g order: up to @n regions of the processes @hms[@nr] (in
  * registration order), from the highest bucket in which any of them has
@@ -166,52 +197,28 @@ static unsigned int promote_order(struct hawkeye_mm **hms, unsigned int nr,
 				  struct hawkeye_rr *rr,
 				  struct hawkeye_pick *out, unsigned int n)
 {
-	unsigned int i, k, j;
+	unsigned int i, k, j, start;
 	int b;
 
 	promote_pos_init(hms, nr, pos);
 
 	for (k = 0; k < n; k++) {
-		unsigned int start = 0;
-
-		/* The highest bucket with a region left to pick. */
-		for (b = HAWKEYE_NR_BUCKETS - 1; b >= 0; b--) {
-			for (i = 0; i < nr; i++)
-				if (pos[i][b] != &hms[i]->map.buckets[b])
-					break;
-			if (i < nr)
-				break;
-		}
+		b = -1;
+		for (i = 0; i < nr; i++)
+			b = max(b, promote_top(hms[i], pos[i]));
 		if (b < 0)
 			break;
-
-		/* The first process after the one served last. */
-		if (b == rr->bucket)
-			while (start < nr && hms[start]->seq <= rr->seq)
-				start++;
+		start = b == rr->bucket ? promote_turn(hms, nr, rr->seq) : 0;
 		for (j = 0; j < nr; j++) {
 			i = (start + j) % nr;
 			if (pos[i][b] != &hms[i]->map.buckets[b])
 				break;
 		}
-		out[k].hm = hms[i];
-		out[k].r = list_entry(pos[i][b], struct hawkeye_region, node);
-		pos[i][b] = pos[i][b]->next;
+		promote_take(&out[k], hms[i], pos[i], b);
 		rr->bucket = b;
 		rr->seq = hms[i]->seq;
 	}
 	return k;
-}
-
-/* The highest bucket of a process with a region left at @pos; -1: none. */
-static int promote_top(struct hawkeye_mm *hm, struct list_head **pos)
-{
-	int b;
-
-	for (b = HAWKEYE_NR_BUCKETS - 1; b >= 0; b--)
-		if (pos[b] != &hm->map.buckets[b])
-			return b;
-	return -1;
 }
 
 /*
@@ -229,24 +236,21 @@ static unsigned int promote_order_pmu(struct hawkeye_mm **hms, unsigned int nr,
 				      struct hawkeye_rr *rr,
 				      struct hawkeye_pick *out, unsigned int n)
 {
-	unsigned int i, j, k;
-	int b;
+	unsigned int i, j, k, start;
+	int b = -1, best;
 
 	promote_pos_init(hms, nr, pos);
 
 	for (k = 0; k < n; k++) {
-		unsigned int start = 0;
-		int best = -1;
-
+		best = -1;
 		for (i = 0; i < nr; i++)
 			if (measured[i] >= threshold && measured[i] > best &&
 			    promote_top(hms[i], pos[i]) >= 0)
 				best = measured[i];
 		if (best < 0)
 			break;
-
-		while (start < nr && hms[start]->seq <= rr->pmu_seq)
-			start++;
+		/* The first one in turn within the band that has a region. */
+		start = promote_turn(hms, nr, rr->pmu_seq);
 		for (j = 0; j < nr; j++) {
 			i = (start + j) % nr;
 			if (measured[i] >= max(threshold, best - band)) {
@@ -255,9 +259,7 @@ static unsigned int promote_order_pmu(struct hawkeye_mm **hms, unsigned int nr,
 					break;
 			}
 		}
-		out[k].hm = hms[i];
-		out[k].r = list_entry(pos[i][b], struct hawkeye_region, node);
-		pos[i][b] = pos[i][b]->next;
+		promote_take(&out[k], hms[i], pos[i], b);
 		rr->pmu_seq = hms[i]->seq;
 	}
 	return k;
@@ -274,65 +276,16 @@ static int promote_measured(struct hawkeye_mm *hm)
 	return overhead;
 }
 
-/* A pass over a process's regions, PROMOTE_CHUNK at a time. */
+/* A counting pass over a process's regions. */
 struct map_walk {
 	struct hawkeye_mm *hm;
-	void (*fn)(struct map_walk *w, struct vm_area_struct *vma,
-		   unsigned long addr);
-	unsigned int done;		/* regions in this chunk */
-	unsigned long pass;		/* counting: the pass, */
-	unsigned int weight;		/* ... the EMA weight, */
-	pid_t pid;			/* ... who, for the trace */
+	unsigned long pass;
+	unsigned int weight;		/* of the new sample in the EMA */
+	pid_t pid;			/* who, for the trace */
 };
 
-static bool map_walk_region(struct vm_area_struct *vma, unsigned long addr,
-			    void *arg)
-{
-	struct map_walk *w = arg;
-
-	if (w->done && (w->done == PROMOTE_CHUNK ||
-			mmap_lock_is_contended(vma->vm_mm)))
-		return false;
-	w->fn(w, vma, addr);
-	w->done++;
-	return true;
-}
-
-/*
- * Call @w->fn for every eligible 2 MB region of @w->hm's process, in
- * address order, at most PROMOTE_CHUNK regions per mmap_lock hold (fewer
- * while a writer waits) and per reference on the address space, and flush
- * the TLB once at the end if @flush. Returns false if the process went
- * away or the thread was told to stop first.
- */
-static bool map_walk(struct map_walk *w, bool flush)
-{
-	struct mm_struct *mm = w->hm->mm;
-	unsigned long next = 0;
-	bool seen = false;
-
-	do {
-		if (kthread_should_stop() || !hawkeye_mm_get(mm))
-			return false;
-		w->done = 0;
-		mmap_read_lock(mm);
-		next = hawkeye_walk_regions(mm, next, ULONG_MAX,
-					    map_walk_region, w);
-		mmap_read_unlock(mm);
-		mmput(mm);
-		if (w->done)
-			seen = true;
-		cond_resched();
-	} while (next != ULONG_MAX);
-	if (flush && seen && hawkeye_mm_get(mm)) {
-		flush_tlb_mm(mm);
-		mmput(mm);
-	}
-	return true;
-}
-
-static void map_clear_region(struct map_walk *w, struct vm_area_struct *vma,
-			     unsigned long addr)
+static void map_clear_region(struct vm_area_struct *vma, unsigned long addr,
+			     void *unused)
 {
 	hawkeye_young_ptes(vma, addr);
 }
@@ -345,16 +298,23 @@ static void map_clear_region(struct map_walk *w, struct vm_area_struct *vma,
  */
 static void promote_clear_mm(struct hawkeye_mm *hm)
 {
-	struct map_walk w = { .hm = hm, .fn = map_clear_region };
+	long seen = hawkeye_walk_mm(hm->mm, PROMOTE_CHUNK, map_clear_region,
+				    NULL);
 
-	if (map_walk(&w, true))
-		hm->map.armed = true;
+	if (seen < 0)
+		return;
+	if (seen && hawkeye_mm_get(hm->mm)) {
+		flush_tlb_mm(hm->mm);
+		mmput(hm->mm);
+	}
+	hm->map.armed = true;
 }
 
 /* Record a coverage sample of the region at @addr. */
-static void map_count_region(struct map_walk *w, struct vm_area_struct *vma,
-			     unsigned long addr)
+static void map_count_region(struct vm_area_struct *vma, unsigned long addr,
+			     void *arg)
 {
+	struct map_walk *w = arg;
 	struct hawkeye_mm *hm = w->hm;
 	int coverage = hawkeye_young_ptes(vma, addr);
 	struct hawkeye_region *r;
@@ -394,7 +354,6 @@ static void promote_count_mm(struct hawkeye_mm *hm, unsigned long pass)
 {
 	struct map_walk w = {
 		.hm = hm,
-		.fn = map_count_region,
 		.pass = pass,
 		.weight = READ_ONCE(hawkeye_promote.ema_weight),
 		.pid = hawkeye_mm_pid(hm),
@@ -405,7 +364,7 @@ static void promote_count_mm(struct hawkeye_mm *hm, unsigned long pass)
 	if (!hm->map.armed)
 		return;
 	hm->map.armed = false;
-	if (!map_walk(&w, false))
+	if (hawkeye_walk_mm(hm->mm, PROMOTE_CHUNK, map_count_region, &w) < 0)
 		return;
 
 	mutex_lock(&hm->lock);
@@ -431,14 +390,8 @@ static bool promote_region(struct hawkeye_mm *hm, struct hawkeye_region *r)
 
 	trace_hawkeye_promote(hawkeye_mm_pid(hm), r->addr, r->bucket, r->ema,
 			      promote_measured(hm), ret);
+	hawkeye_mm_account(hm, ret);
 	mutex_lock(&hm->lock);
-	if (!ret) {
-		count_vm_event(HAWKEYE_PROMOTE_SUCCESS);
-		hm->promotions++;
-	} else {
-		count_vm_event(HAWKEYE_PROMOTE_FAILED);
-		hm->promote_failed++;
-	}
 	switch (ret) {
 	case 0:
 	case -EEXIST:		/* made huge by someone else */
@@ -569,42 +522,10 @@ static void pmu_start(void)
 	WRITE_ONCE(promote_pmu_told, false);
 }
 
-/**
- * hawkeye_promote_set_measured() - record a process's measured MMU overhead
- * @pid: the process
- * @overhead: in 1/100 %, or -1 to forget it
- *
- * Return: 0; -EINVAL for a bad value, -ESRCH for no such process (or one
- * that has exited), -ENOENT if it has no memory that promotion manages.
- */
-int hawkeye_promote_set_measured(pid_t pid, int overhead)
+static void map_set_measured(struct hawkeye_mm *hm, int overhead)
 {
-	struct task_struct *task;
-	struct hawkeye_mm *hm;
-	struct mm_struct *mm;
-	int ret = -ENOENT;
-
-	if (overhead < -1 || overhead > (int)HAWKEYE_PMU_MAX || pid <= 0)
-		return -EINVAL;
-	task = find_get_task_by_vpid(pid);
-	if (!task)
-		return -ESRCH;
-	mm = get_task_mm(task);
-	put_task_struct(task);
-	if (!mm)
-		return -ESRCH;
-	hm = hawkeye_mm_find(mm);
-	mmput(mm);
-	if (!hm)
-		return -ENOENT;
-	/* Kept while the policy is hawkeye-g too, for a switch to pmu. */
-	if (hm->ops->state == &access_map_state) {
-		WRITE_ONCE(hm->map.measured_at, jiffies);
-		WRITE_ONCE(hm->map.measured, overhead);
-		ret = 0;
-	}
-	hawkeye_mm_put(hm);
-	return ret;
+	WRITE_ONCE(hm->map.measured_at, jiffies);
+	WRITE_ONCE(hm->map.measured, overhead);
 }
 
 /**
@@ -644,6 +565,7 @@ const struct hawkeye_policy_ops hawkeye_g_ops = {
 	.sample = map_sample,
 	.batch = g_batch,
 	.overhead = map_overhead,
+	.set_measured = map_set_measured,
 };
 
 const struct hawkeye_policy_ops hawkeye_pmu_ops = {
@@ -656,6 +578,7 @@ const struct hawkeye_policy_ops hawkeye_pmu_ops = {
 	.batch = pmu_batch,
 	.overhead = map_overhead,
 	.measured = promote_measured,
+	.set_measured = map_set_measured,
 };
 
 #ifdef CONFIG_HAWKEYE_KUNIT_TEST

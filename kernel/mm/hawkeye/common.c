@@ -181,25 +181,49 @@ static int thp_count_test_walk(unsigned long start, unsigned long end,
 	return tw->vma_ok(walk->vma) ? 0 : 1;
 }
 
+/**
+ * hawkeye_thp_lock() - lock a PMD that maps a THP of interest
+ * @pmd: the PMD, in a page walk's pmd_entry
+ * @vma: its VMA
+ * @thp: the THP that @pmd maps if it is of interest, else NULL
+ * @folio: set to that THP
+ *
+ * Reschedules first: a walk over a large process calls it many times.
+ *
+ * Return: the PMD's lock, held, or NULL (unlocked) if @pmd maps no THP of
+ * interest.
+ */
+spinlock_t *hawkeye_thp_lock(pmd_t *pmd, struct vm_area_struct *vma,
+			     struct folio *(*thp)(pmd_t pmdval),
+			     struct folio **folio)
+{
+	spinlock_t *ptl;
+
+	cond_resched();
+	ptl = pmd_trans_huge_lock(pmd, vma);
+	if (!ptl)
+		return NULL;
+	*folio = thp(*pmd);
+	if (!*folio) {
+		spin_unlock(ptl);
+		return NULL;
+	}
+	return ptl;
+}
+
 static int thp_count_pmd(pmd_t *pmd, unsigned long addr, unsigned long end,
 			 struct mm_walk *walk)
 {
 	struct thp_count_walk *tw = walk->private;
 	struct folio *folio;
-	spinlock_t *ptl;
+	spinlock_t *ptl = hawkeye_thp_lock(pmd, walk->vma, tw->thp, &folio);
 
-	cond_resched();
-	ptl = pmd_trans_huge_lock(pmd, walk->vma);
 	if (!ptl)
 		return 0;
-	folio = tw->thp(*pmd);
-	if (folio) {
-		tw->count->nr++;
-		if (pmdp_clear_young_notify(walk->vma, addr & HPAGE_PMD_MASK,
-					    pmd)) {
-			tw->count->young++;
-			hawkeye_keep_access(folio);
-		}
+	tw->count->nr++;
+	if (pmdp_clear_young_notify(walk->vma, addr & HPAGE_PMD_MASK, pmd)) {
+		tw->count->young++;
+		hawkeye_keep_access(folio);
 	}
 	spin_unlock(ptl);
 	return 0;
@@ -269,6 +293,62 @@ unsigned long hawkeye_walk_regions(struct mm_struct *mm, unsigned long start,
 				return addr;
 	}
 	return end;
+}
+
+/* A hawkeye_walk_mm() in progress. */
+struct mm_chunk_walk {
+	hawkeye_mm_region_fn fn;
+	void *arg;
+	unsigned int chunk;
+	unsigned int done;		/* regions in this chunk */
+};
+
+static bool mm_chunk_region(struct vm_area_struct *vma, unsigned long addr,
+			    void *arg)
+{
+	struct mm_chunk_walk *w = arg;
+
+	if (w->done && (w->done == w->chunk ||
+			mmap_lock_is_contended(vma->vm_mm)))
+		return false;
+	w->fn(vma, addr, w->arg);
+	w->done++;
+	return true;
+}
+
+/**
+ * hawkeye_walk_mm() - every promotable 2 MB region of a process, in chunks
+ * @mm: the process's mm, mmgrab()bed by the caller
+ * @chunk: the most regions per mmap_lock hold (fewer while a writer waits)
+ * @fn: called for each region in address order, mmap_lock held for reading
+ * @arg: passed to @fn
+ *
+ * For a kernel thread: the address space is held for one chunk at a time,
+ * and the walk stops when the thread is told to stop.
+ *
+ * Return: the number of regions walked, or -ESRCH if the process went
+ * away or the thread was told to stop before the walk ended.
+ */
+long hawkeye_walk_mm(struct mm_struct *mm, unsigned int chunk,
+		     hawkeye_mm_region_fn fn, void *arg)
+{
+	struct mm_chunk_walk w = { .fn = fn, .arg = arg, .chunk = chunk };
+	unsigned long next = 0;
+	long seen = 0;
+
+	do {
+		if (kthread_should_stop() || !hawkeye_mm_get(mm))
+			return -ESRCH;
+		w.done = 0;
+		mmap_read_lock(mm);
+		next = hawkeye_walk_regions(mm, next, ULONG_MAX,
+					    mm_chunk_region, &w);
+		mmap_read_unlock(mm);
+		mmput(mm);
+		seen += w.done;
+		cond_resched();
+	} while (next != ULONG_MAX);
+	return seen;
 }
 
 /**

@@ -263,16 +263,11 @@ static int debloat_scan_pmd(pmd_t *pmd, unsigned long addr,
 	struct folio *folio;
 	spinlock_t *ptl;
 
-	cond_resched();
-	ptl = pmd_trans_huge_lock(pmd, walk->vma);
+	ptl = hawkeye_thp_lock(pmd, walk->vma, debloat_pmd_folio, &folio);
 	if (!ptl)
 		return 0;
-	folio = debloat_pmd_folio(*pmd);
-	if (folio)
-		folio_get(folio);
+	folio_get(folio);
 	spin_unlock(ptl);
-	if (!folio)
-		return 0;
 
 	addr &= HPAGE_PMD_MASK;
 	if (!folio_contain_hwpoisoned_page(folio) &&

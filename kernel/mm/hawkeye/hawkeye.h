@@ -4,11 +4,11 @@
  *
  *   common.c      helpers of several mechanisms: the process list, holding
  *                 an address space, VMA eligibility, THP accessed-bit
- *                 sampling, the 2 MB region walk, the rate limit, threads
+ *                 sampling, the 2 MB region walks, the rate limit, threads
  *   prezero.c     asynchronous pre-zeroing
  *   debloat.c     bloat recovery
- *   promote.c     promotion: the policy table and switch, the process
- *                 registry and the promotion thread
+ *   registry.c    the processes promotion works on, a record each
+ *   promote.c     promotion: the policy table and switch, the thread
  *   access_map.c  the hawkeye-g and hawkeye-pmu policies
  *   ingens.c      the ingens policy, and the sampling freebsd shares
  *   freebsd.c     the freebsd policy: 2 MB reservations
@@ -43,6 +43,9 @@ struct hawkeye_thp_count {
 	unsigned long young;
 };
 
+spinlock_t *hawkeye_thp_lock(pmd_t *pmd, struct vm_area_struct *vma,
+			     struct folio *(*thp)(pmd_t pmdval),
+			     struct folio **folio);
 void hawkeye_count_thps(struct mm_struct *mm,
 			bool (*vma_ok)(struct vm_area_struct *vma),
 			struct folio *(*thp)(pmd_t pmdval),
@@ -55,6 +58,13 @@ typedef bool (*hawkeye_region_fn)(struct vm_area_struct *vma,
 unsigned long hawkeye_walk_regions(struct mm_struct *mm, unsigned long start,
 				   unsigned long end, hawkeye_region_fn fn,
 				   void *arg);
+
+/* Called for each 2 MB region of a hawkeye_walk_mm(). */
+typedef void (*hawkeye_mm_region_fn)(struct vm_area_struct *vma,
+				     unsigned long addr, void *arg);
+
+long hawkeye_walk_mm(struct mm_struct *mm, unsigned int chunk,
+		     hawkeye_mm_region_fn fn, void *arg);
 void hawkeye_throttle(ktime_t *next, unsigned long done, unsigned int rate);
 
 /* How long @done units of work may take at @rate a second; 0: no limit. */
@@ -227,7 +237,7 @@ struct hawkeye_base_mm {
 };
 
 /*
- * A process registered for promotion (promote.c), with the state of the
+ * A process registered for promotion (registry.c), with the state of the
  * policy that runs. Reference counted: the registry holds one reference
  * and the thread one while it works on it. Its mm is mmgrab()bed only:
  * hold the address space with hawkeye_mm_get() for each piece of work.
@@ -276,6 +286,8 @@ struct hawkeye_policy_state {
  * @fault:	an anonymous base page fault (hawkeye_base_fault())
  * @overhead:	its estimate of a process's MMU overhead: false if none
  * @measured:	a process's measured MMU overhead, 1/100 %; -1: none
+ * @set_measured: record it (1/100 %, -1: forget it); kept by the
+ *		policies that keep measurements whichever of them runs
  *
  * The linux policy has no hooks: khugepaged promotes as upstream. The
  * promotion thread, the switch and the fault hook call through the table
@@ -294,6 +306,7 @@ struct hawkeye_policy_ops {
 	vm_fault_t (*fault)(struct vm_fault *vmf);
 	bool (*overhead)(struct hawkeye_mm *hm, unsigned long *overhead);
 	int (*measured)(struct hawkeye_mm *hm);
+	void (*set_measured)(struct hawkeye_mm *hm, int overhead);
 };
 
 extern const struct hawkeye_policy_ops hawkeye_g_ops;
@@ -301,21 +314,26 @@ extern const struct hawkeye_policy_ops hawkeye_pmu_ops;
 extern const struct hawkeye_policy_ops hawkeye_ingens_ops;
 extern const struct hawkeye_policy_ops hawkeye_freebsd_ops;
 
+/* registry.c */
+struct hawkeye_mm *hawkeye_mm_find(struct mm_struct *mm);
+void hawkeye_mm_put(struct hawkeye_mm *hm);
+unsigned int hawkeye_mm_get_all(struct hawkeye_mm ***out);
+void hawkeye_mm_put_all(struct hawkeye_mm **hms, unsigned int nr);
+void hawkeye_mm_register_all(void);
+void hawkeye_mm_forget_all(void);
+pid_t hawkeye_mm_pid(struct hawkeye_mm *hm);
+void hawkeye_mm_account(struct hawkeye_mm *hm, int result);
+int hawkeye_promote_set_measured(pid_t pid, int overhead);
+
 /* promote.c */
 const struct hawkeye_policy_ops *hawkeye_promote_policy(void);
 int hawkeye_promote_set_policy(enum hawkeye_policy policy);
 int hawkeye_promote_parse_policy(const char *buf);
 ssize_t hawkeye_promote_show_policy(char *buf);
-struct hawkeye_mm *hawkeye_mm_find(struct mm_struct *mm);
-void hawkeye_mm_put(struct hawkeye_mm *hm);
-pid_t hawkeye_mm_pid(struct hawkeye_mm *hm);
-void hawkeye_mm_account(struct hawkeye_mm *hm, int result);
 bool hawkeye_promote_overhead(struct mm_struct *mm, unsigned long *overhead);
 int hawkeye_promote_measured(struct mm_struct *mm);
-void hawkeye_promote_show(struct seq_file *m, struct hawkeye_mm *hm);
 
 /* access_map.c */
-int hawkeye_promote_set_measured(pid_t pid, int overhead);
 void hawkeye_access_map_show(struct seq_file *m, struct hawkeye_mm *hm);
 
 /* ingens.c: the sampling and promotion rounds of ingens and freebsd */

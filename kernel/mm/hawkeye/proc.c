@@ -10,6 +10,23 @@
 
 #include "hawkeye.h"
 
+/* The registry's part: what the promotion thread did for the process. */
+static void proc_show_promote(struct seq_file *m, struct hawkeye_mm *hm)
+{
+	unsigned long samples = 0, promotions = 0, failed = 0;
+
+	if (hm) {
+		mutex_lock(&hm->lock);
+		samples = hm->samples;
+		promotions = hm->promotions;
+		failed = hm->promote_failed;
+		mutex_unlock(&hm->lock);
+	}
+	seq_printf(m, "samples %lu\n", samples);
+	seq_printf(m, "promotions %lu\n", promotions);
+	seq_printf(m, "promote_failed %lu\n", failed);
+}
+
 /* /proc/<pid>/hawkeye of a process whose mm is @mm (NULL: none). */
 void hawkeye_proc_show(struct seq_file *m, struct mm_struct *mm)
 {
@@ -17,7 +34,7 @@ void hawkeye_proc_show(struct seq_file *m, struct mm_struct *mm)
 
 	seq_printf(m, "policy %s\n", hawkeye_promote_policy()->name);
 	hawkeye_access_map_show(m, hm);
-	hawkeye_promote_show(m, hm);
+	proc_show_promote(m, hm);
 	hawkeye_base_show(m, hm);
 	seq_printf(m, "debloat_splits %lu\n",
 		   mm ? READ_ONCE(mm->hawkeye_debloat_splits) : 0);

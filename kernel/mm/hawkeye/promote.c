@@ -1,28 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * HawkEye promotion: the policy table and switch, the process registry
- * and the promotion thread.
+ * HawkEye promotion: the policy table and switch, and the promotion thread.
  *
  * khugepaged promotes a process's memory from its lowest address up, and
  * processes one after the other: the linux policy, which leaves it so.
  * Every other policy (struct hawkeye_policy_ops) takes anonymous memory
  * from khugepaged and promotes it on a kernel thread, hawkeye_promoted:
  * every scan_period_ms the thread opens a sample window on each registered
- * process, closes it sample_window_ms later, and every sleep_ms it asks
- * the policy to promote up to `batch` regions.
+ * process (registry.c), closes it sample_window_ms later, and every
+ * sleep_ms it asks the policy to promote up to `batch` regions.
  *
- * The processes are those khugepaged knows (MMF_VM_HUGEPAGE), and only
- * while the policy is not linux: one is registered with __khugepaged_enter()
- * and, for those that khugepaged knew before the switch or whose
- * registration failed for want of memory, by the thread at each sample
- * pass; it is dropped with __khugepaged_exit() or when a switch changes
- * the state policies keep. Under linux fork and exit cost HawkEye nothing
- * but a load. Only the thread changes a process's policy state; the
- * record's mutex serialises it with readers (/proc/<pid>/hawkeye). A record
- * is reference counted: the registry holds one reference and the thread
- * one while it works on it, so it never sees a freed record. The thread
- * holds a process's mm_users only for a bounded piece of work, never
- * across a sleep: a process that exits gives its memory back at once.
+ * Under linux fork and exit cost HawkEye nothing but a load. Only the
+ * thread changes a process's policy state. It holds a process's mm_users
+ * only for a bounded piece of work, never across a sleep: a process that
+ * exits gives its memory back at once.
  *
  * See Documentation/admin-guide/mm/hawkeye.rst.
  */
@@ -30,14 +21,12 @@
 
 #include <linux/mm.h>
 #include <linux/freezer.h>
-#include <linux/hashtable.h>
 #include <linux/hawkeye.h>
 #include <linux/kthread.h>
 #include <linux/list.h>
 #include <linux/sched/mm.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
-#include <linux/spinlock.h>
 #include <linux/sysfs.h>
 #include <linux/vmstat.h>
 
@@ -72,15 +61,6 @@ static const struct hawkeye_policy_ops *const policies[HAWKEYE_NR_POLICIES] = {
 	[HAWKEYE_POLICY_FREEBSD] = &hawkeye_freebsd_ops,
 };
 
-#define PROMOTE_HASH_BITS	10
-
-/* Protects promote_hash, promote_mms, promote_nr_mms and promote_seq. */
-static DEFINE_SPINLOCK(promote_lock);
-static DEFINE_HASHTABLE(promote_hash, PROMOTE_HASH_BITS);
-static LIST_HEAD(promote_mms);
-static unsigned int promote_nr_mms;
-static u64 promote_seq;
-
 static DEFINE_MUTEX(promote_mutex);	/* policy, thread, paired knobs */
 static struct task_struct *promote_thread;
 static const struct hawkeye_policy_ops *promote_ops = &linux_ops;
@@ -103,248 +83,6 @@ static bool promote_active(const struct hawkeye_policy_ops *ops)
 	return ops->state;
 }
 
-static void promote_mm_init(struct hawkeye_mm *hm, struct mm_struct *mm,
-			    const struct hawkeye_policy_ops *ops)
-{
-	refcount_set(&hm->ref, 1);
-	hm->ops = ops;
-	hm->mm = mm;
-	INIT_LIST_HEAD(&hm->node);
-	mutex_init(&hm->lock);
-	if (ops->mm_init)
-		ops->mm_init(hm);
-}
-
-/* Caller holds promote_lock; the record lives while it does. */
-static struct hawkeye_mm *promote_lookup(struct mm_struct *mm)
-{
-	struct hawkeye_mm *hm;
-
-	hash_for_each_possible(promote_hash, hm, hash, (unsigned long)mm)
-		if (hm->mm == mm)
-			return hm;
-	return NULL;
-}
-
-/**
- * hawkeye_mm_put() - drop a reference on a registered process's record
- * @hm: the record; the last reference frees it with the policy's state
- */
-void hawkeye_mm_put(struct hawkeye_mm *hm)
-{
-	if (!refcount_dec_and_test(&hm->ref))
-		return;
-	if (hm->ops->mm_release)
-		hm->ops->mm_release(hm);
-	mutex_destroy(&hm->lock);
-	mmdrop(hm->mm);
-	kfree(hm);
-}
-
-/**
- * hawkeye_mm_find() - a registered process's record
- * @mm: the process's mm
- *
- * Return: the record with a reference (hawkeye_mm_put() it), or NULL. A
- * policy switch may unregister it meanwhile: mm_users does not keep it.
- */
-struct hawkeye_mm *hawkeye_mm_find(struct mm_struct *mm)
-{
-	struct hawkeye_mm *hm;
-
-	spin_lock(&promote_lock);
-	hm = promote_lookup(mm);
-	if (hm)
-		refcount_inc(&hm->ref);
-	spin_unlock(&promote_lock);
-	return hm;
-}
-
-/*
- * Register @mm (on which the caller holds mm_users), unless it already is
- * or the policy is linux. Without memory it is registered by the thread's
- * next sample pass.
- */
-static void promote_register(struct mm_struct *mm)
-{
-	const struct hawkeye_policy_ops *ops = hawkeye_promote_policy();
-	struct hawkeye_mm *hm;
-
-	if (!promote_active(ops))
-		return;
-	hm = kzalloc(sizeof(*hm), GFP_KERNEL);
-	if (!hm) {
-		/* The thread tries again at its next sample pass. */
-		count_vm_event(HAWKEYE_PROMOTE_REGISTER_FAILED);
-		return;
-	}
-	promote_mm_init(hm, mm, ops);
-	if (current->mm == mm)
-		hm->pid = current->tgid;
-	spin_lock(&promote_lock);
-	/* A switch forgets everyone after it sets the policy. */
-	if (hawkeye_promote_policy()->state != ops->state ||
-	    promote_lookup(mm)) {
-		spin_unlock(&promote_lock);
-		if (ops->mm_release)
-			ops->mm_release(hm);
-		mutex_destroy(&hm->lock);
-		kfree(hm);
-		return;
-	}
-	mmgrab(mm);
-	hm->seq = ++promote_seq;
-	hash_add(promote_hash, &hm->hash, (unsigned long)mm);
-	list_add_tail(&hm->node, &promote_mms);
-	WRITE_ONCE(promote_nr_mms, promote_nr_mms + 1);
-	spin_unlock(&promote_lock);
-}
-
-/* Called by __khugepaged_enter() once for each mm that khugepaged will scan. */
-void hawkeye_promote_enter(struct mm_struct *mm)
-{
-	promote_register(mm);
-}
-
-/*
- * Called by __khugepaged_exit() from __mmput(): mm_users is zero. The
- * record goes with the thread's reference if it holds one.
- */
-void hawkeye_promote_exit(struct mm_struct *mm)
-{
-	struct hawkeye_mm *hm;
-
-	/* Policy linux: nothing is registered, nothing to look up. */
-	if (!READ_ONCE(promote_nr_mms))
-		return;
-	spin_lock(&promote_lock);
-	hm = promote_lookup(mm);
-	if (hm) {
-		hash_del(&hm->hash);
-		list_del(&hm->node);
-		WRITE_ONCE(promote_nr_mms, promote_nr_mms - 1);
-	}
-	spin_unlock(&promote_lock);
-	if (hm)
-		hawkeye_mm_put(hm);
-}
-
-/* Unregister every process. Allocates nothing. */
-static void promote_forget_all(void)
-{
-	struct hawkeye_mm *hm, *tmp;
-	LIST_HEAD(gone);
-
-	spin_lock(&promote_lock);
-	list_splice_init(&promote_mms, &gone);
-	hash_init(promote_hash);
-	WRITE_ONCE(promote_nr_mms, 0);
-	spin_unlock(&promote_lock);
-	list_for_each_entry_safe(hm, tmp, &gone, node)
-		hawkeye_mm_put(hm);
-}
-
-/*
- * Register the processes khugepaged knows that are not registered yet:
- * those from before the policy left linux, and those whose registration
- * failed.
- */
-static void promote_register_all(void)
-{
-	struct mm_struct **mms;
-	int i, nr;
-
-	nr = hawkeye_grab_user_mms(&mms, MMF_VM_HUGEPAGE);
-	for (i = 0; i < nr && !kthread_should_stop(); i++) {
-		if (mmget_not_zero(mms[i])) {
-			promote_register(mms[i]);
-			mmput(mms[i]);
-		}
-		mmdrop(mms[i]);
-	}
-	for (; i < nr; i++)
-		mmdrop(mms[i]);
-	kvfree(mms);
-}
-
-/*
- * Take a reference on every registered process's record, in registration
- * order. Returns the number taken, the array in *@out (kfree() it after
- * promote_put_mms()). The processes' address spaces are not held: use
- * hawkeye_mm_get() for each piece of work.
- */
-static unsigned int promote_get_mms(struct hawkeye_mm ***out)
-{
-	struct hawkeye_mm **hms, *hm;
-	unsigned int max, nr = 0;
-
-	*out = NULL;
-	for (;;) {
-		max = READ_ONCE(promote_nr_mms) + 8;
-		hms = kmalloc_array(max, sizeof(*hms), GFP_KERNEL);
-		if (!hms)
-			return 0;
-		spin_lock(&promote_lock);
-		if (promote_nr_mms <= max)
-			break;
-		spin_unlock(&promote_lock);
-		kfree(hms);
-	}
-	list_for_each_entry(hm, &promote_mms, node) {
-		refcount_inc(&hm->ref);
-		hms[nr++] = hm;
-	}
-	spin_unlock(&promote_lock);
-	*out = hms;
-	return nr;
-}
-
-static void promote_put_mms(struct hawkeye_mm **hms, unsigned int nr)
-{
-	unsigned int i;
-
-	for (i = 0; i < nr; i++)
-		hawkeye_mm_put(hms[i]);
-	kfree(hms);
-}
-
-/**
- * hawkeye_mm_pid() - the process a record is for, for trace events
- * @hm: the record
- *
- * Return: the tgid of the mm's owner, or of who registered it.
- */
-pid_t hawkeye_mm_pid(struct hawkeye_mm *hm)
-{
-	pid_t pid = 0;
-#ifdef CONFIG_MEMCG
-	struct task_struct *owner;
-
-	rcu_read_lock();
-	owner = rcu_dereference(hm->mm->owner);
-	if (owner)
-		pid = task_tgid_nr(owner);
-	rcu_read_unlock();
-#endif
-	return pid ? pid : hm->pid;
-}
-
-/**
- * hawkeye_mm_account() - count a promotion attempt in a process
- * @hm: the process's record
- * @result: 0 (promoted) or a negative errno
- */
-void hawkeye_mm_account(struct hawkeye_mm *hm, int result)
-{
-	count_vm_event(result ? HAWKEYE_PROMOTE_FAILED : HAWKEYE_PROMOTE_SUCCESS);
-	mutex_lock(&hm->lock);
-	if (result)
-		hm->promote_failed++;
-	else
-		hm->promotions++;
-	mutex_unlock(&hm->lock);
-}
-
 /* Open (@pass 0) or close sample window @pass on every registered process. */
 static void promote_sample(const struct hawkeye_policy_ops *ops,
 			   unsigned long pass)
@@ -353,11 +91,11 @@ static void promote_sample(const struct hawkeye_policy_ops *ops,
 	unsigned int i, nr;
 
 	if (!pass)
-		promote_register_all();
-	nr = promote_get_mms(&hms);
+		hawkeye_mm_register_all();
+	nr = hawkeye_mm_get_all(&hms);
 	for (i = 0; i < nr && !kthread_should_stop(); i++)
 		ops->sample(hms[i], pass);
-	promote_put_mms(hms, nr);
+	hawkeye_mm_put_all(hms, nr);
 }
 
 /* Promote up to `batch` regions in the order of the policy. */
@@ -367,10 +105,10 @@ static void promote_batch(const struct hawkeye_policy_ops *ops,
 	struct hawkeye_mm **hms;
 	unsigned int nr;
 
-	nr = promote_get_mms(&hms);
+	nr = hawkeye_mm_get_all(&hms);
 	if (nr)
 		ops->batch(hms, nr, READ_ONCE(hawkeye_promote.batch), rr);
-	promote_put_mms(hms, nr);
+	hawkeye_mm_put_all(hms, nr);
 }
 
 static int promote_thread_fn(void *unused)
@@ -425,7 +163,7 @@ static int promote_switch(const struct hawkeye_policy_ops *new)
 	if (old->stop)
 		old->stop();
 	WRITE_ONCE(promote_ops, new);
-	promote_forget_all();
+	hawkeye_mm_forget_all();
 	if (!promote_active(new)) {
 		static_branch_disable(&hawkeye_promote_key);
 		return 0;
@@ -434,7 +172,7 @@ static int promote_switch(const struct hawkeye_policy_ops *new)
 				   NUMA_NO_NODE, "hawkeye_promoted");
 	if (ret) {
 		WRITE_ONCE(promote_ops, &linux_ops);
-		promote_forget_all();
+		hawkeye_mm_forget_all();
 		static_branch_disable(&hawkeye_promote_key);
 		return ret;
 	}
@@ -580,27 +318,6 @@ int hawkeye_promote_measured(struct mm_struct *mm)
 		measured = ops->measured(hm);
 	hawkeye_mm_put(hm);
 	return measured;
-}
-
-/**
- * hawkeye_promote_show() - the registry's lines of /proc/<pid>/hawkeye
- * @m: the file
- * @hm: the process's record, or NULL: zeros
- */
-void hawkeye_promote_show(struct seq_file *m, struct hawkeye_mm *hm)
-{
-	unsigned long samples = 0, promotions = 0, failed = 0;
-
-	if (hm) {
-		mutex_lock(&hm->lock);
-		samples = hm->samples;
-		promotions = hm->promotions;
-		failed = hm->promote_failed;
-		mutex_unlock(&hm->lock);
-	}
-	seq_printf(m, "samples %lu\n", samples);
-	seq_printf(m, "promotions %lu\n", promotions);
-	seq_printf(m, "promote_failed %lu\n", failed);
 }
 
 /*

@@ -25,17 +25,19 @@
  * @value:	what it shows and, without @set, what a store writes
  * @min:	the smallest value it takes
  * @max:	the largest
- * @get:	shown instead of *@value (a state, not a stored value)
  * @set:	called instead of storing: locks, checks against other knobs,
  *		wakes a thread; 0 or a negative errno
+ * @on:		an on/off switch: its state, shown instead of *@value
+ * @turn:	... and what turns it on or off instead of storing
  */
 struct hawkeye_knob {
 	struct kobj_attribute attr;
 	unsigned int *value;
 	unsigned int min;
 	unsigned int max;
-	unsigned int (*get)(void);
 	int (*set)(unsigned int val);
+	bool (*on)(void);
+	int (*turn)(bool on);
 };
 
 static ssize_t knob_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -43,7 +45,7 @@ static ssize_t knob_show(struct kobject *kobj, struct kobj_attribute *attr,
 {
 	struct hawkeye_knob *k = container_of(attr, struct hawkeye_knob, attr);
 
-	return sysfs_emit(buf, "%u\n", k->get ? k->get() : READ_ONCE(*k->value));
+	return sysfs_emit(buf, "%u\n", k->on ? k->on() : READ_ONCE(*k->value));
 }
 
 static ssize_t knob_store(struct kobject *kobj, struct kobj_attribute *attr,
@@ -56,7 +58,9 @@ static ssize_t knob_store(struct kobject *kobj, struct kobj_attribute *attr,
 	/* Out of range is bad input too: -EINVAL, not kstrto*'s -ERANGE. */
 	if (kstrtouint(buf, 10, &val) || val < k->min || val > k->max)
 		return -EINVAL;
-	if (k->set)
+	if (k->turn)
+		ret = k->turn(val);
+	else if (k->set)
 		ret = k->set(val);
 	else
 		WRITE_ONCE(*k->value, val);
@@ -67,19 +71,11 @@ static ssize_t knob_store(struct kobject *kobj, struct kobj_attribute *attr,
 	{ .attr = __ATTR(_name, 0644, knob_show, knob_store),		\
 	  .value = _value, .min = _min, .max = _max, __VA_ARGS__ }
 
-static unsigned int prezero_enabled(void)
-{
-	return hawkeye_prezero_enabled();
-}
-
-static int prezero_set_enabled(unsigned int on)
-{
-	return hawkeye_prezero_set_enabled(on);
-}
+/* The `enabled` file of a mechanism: 0 or 1. */
+#define SWITCH(_on, _turn)	KNOB(enabled, NULL, 0, 1, .on = _on, .turn = _turn)
 
 static struct hawkeye_knob prezero_knobs[] = {
-	KNOB(enabled, NULL, 0, 1, .get = prezero_enabled,
-	     .set = prezero_set_enabled),
+	SWITCH(hawkeye_prezero_enabled, hawkeye_prezero_set_enabled),
 	KNOB(rate, &hawkeye_prezero.rate, 0, HAWKEYE_PREZERO_MAX_RATE,
 	     .set = hawkeye_prezero_set_rate),
 	KNOB(target_mb, &hawkeye_prezero.target_mb, 0, UINT_MAX,
@@ -87,19 +83,8 @@ static struct hawkeye_knob prezero_knobs[] = {
 	KNOB(nontemporal, &hawkeye_prezero.nontemporal, 0, 1),
 };
 
-static unsigned int debloat_enabled(void)
-{
-	return hawkeye_debloat_enabled();
-}
-
-static int debloat_set_enabled(unsigned int on)
-{
-	return hawkeye_debloat_set_enabled(on);
-}
-
 static struct hawkeye_knob debloat_knobs[] = {
-	KNOB(enabled, NULL, 0, 1, .get = debloat_enabled,
-	     .set = debloat_set_enabled),
+	SWITCH(hawkeye_debloat_enabled, hawkeye_debloat_set_enabled),
 	KNOB(high_pct, &hawkeye_debloat.high_pct, 1, 100,
 	     .set = hawkeye_debloat_set_high_pct),
 	KNOB(low_pct, &hawkeye_debloat.low_pct, 0, 99,

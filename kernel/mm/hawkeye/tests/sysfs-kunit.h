@@ -11,7 +11,7 @@
 
 static unsigned int knob_test_value(struct hawkeye_knob *k)
 {
-	return k->get ? k->get() : READ_ONCE(*k->value);
+	return k->on ? k->on() : READ_ONCE(*k->value);
 }
 
 static ssize_t knob_test_store(struct hawkeye_knob *k, const char *buf)
@@ -69,7 +69,7 @@ static void knob_test_bounds(struct kunit *test)
 			struct hawkeye_knob *k = &knob_dirs[d].knobs[i];
 			unsigned int before = knob_test_value(k);
 
-			if (k->set || k->get)
+			if (k->set || k->turn)
 				continue;
 			snprintf(buf, sizeof(buf), "%u\n", k->min);
 			KUNIT_EXPECT_EQ(test, knob_test_store(k, buf),
