@@ -7,13 +7,13 @@ configuration (the paper's Table 7) and RSS over time (its Figure 1).
 Memory is the server's footprint: resident plus swapped out (VmRSS +
 VmSwap), so that a configuration cannot look small by swapping.
 """
-import argparse
 import json
 import os
 import statistics
 import sys
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from report_io import REPO, arg_parser
+
 GOALS = {
     # Under pressure HawkEye's footprint is within 10% of Linux-4KB's.
     "hawkeye_vs_4kb_memory_max": 1.10,
@@ -199,9 +199,7 @@ def plot(data, path):
 
 
 def main(argv):
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("input", nargs="?", default=os.path.join(REPO, "results/raw/bloat.jsonl"))
-    p.add_argument("-o", "--output", default=os.path.join(REPO, "results/bloat.json"))
+    p = arg_parser(__doc__, "bloat")
     p.add_argument("--plot", default=os.path.join(REPO, "results/bloat-rss.png"))
     a = p.parse_args(argv)
     with open(a.input) as f:

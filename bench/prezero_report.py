@@ -3,13 +3,12 @@
 
   bench/prezero_report.py [INPUT.jsonl] [-o results/prezero.json]
 """
-import argparse
 import json
-import os
 import statistics
 import sys
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from report_io import arg_parser
+
 PAGE_MB = 4096 / 2**20
 
 
@@ -67,9 +66,7 @@ def format_text(s):
 
 
 def main(argv):
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("input", nargs="?", default=os.path.join(REPO, "results/raw/prezero.jsonl"))
-    p.add_argument("-o", "--output", default=os.path.join(REPO, "results/prezero.json"))
+    p = arg_parser(__doc__, "prezero")
     a = p.parse_args(argv)
     with open(a.input) as f:
         s = summarize(read(f))

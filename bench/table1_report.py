@@ -8,13 +8,10 @@ Prints one row per configuration (mean over the repetitions, ± sample
 standard deviation) and the Linux-2MB / Linux-4KB ratios, and writes a JSON
 summary. Standard library only; every function but main() is pure.
 """
-import argparse
-import json
-import os
 import statistics
 import sys
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from report_io import ReportError, arg_parser, json_lines, ratio, write_json
 
 # (key in the rep lines, column title, divisor from the raw unit)
 COLUMNS = [
@@ -33,22 +30,11 @@ BASE, THP = "Linux-4KB", "Linux-2MB"
 COMPARISONS = [(BASE, THP), (THP, "HawkEye-2MB"), (BASE, "HawkEye-4KB"), (BASE, "Ingens-90%")]
 
 
-class ReportError(Exception):
-    pass
-
-
 def parse_lines(lines):
     """Split JSON lines into (env dict, {label: config dict}, [rep dicts])."""
     env, configs, reps = {}, {}, []
     thread_cpu = []
-    for n, line in enumerate(lines, 1):
-        line = line.strip()
-        if not line:
-            continue
-        try:
-            obj = json.loads(line)
-        except ValueError as e:
-            raise ReportError(f"line {n}: not JSON: {e}") from None
+    for n, obj in json_lines(lines):
         kind = obj.get("type", "rep")
         if kind == "env":
             env = obj
@@ -92,11 +78,6 @@ def summarize(reps):
             if all(r.get(m, -1) >= 0 for r in rs):
                 out[label][m] = stats([r[m] for r in rs])
     return out
-
-
-def ratio(a, b):
-    """a / b, or None where b is 0 (keeps the JSON free of inf/NaN)."""
-    return a / b if b else None
 
 
 def fmt_ratio(r):
@@ -181,9 +162,7 @@ def build_report(env, configs, reps, summary, rat, kernel=None, flavour=None):
 
 
 def main(argv):
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("input", nargs="?", default=os.path.join(REPO, "results/raw/table1.jsonl"))
-    p.add_argument("-o", "--output", default=os.path.join(REPO, "results/table1.json"))
+    p = arg_parser(__doc__, "table1")
     p.add_argument("--kernel", help="kernel release, if the input does not say")
     p.add_argument("--flavour", help="kernel flavour the run booted")
     a = p.parse_args(argv)
@@ -197,11 +176,7 @@ def main(argv):
     rat = all_ratios(summary)
     print(format_table(summary, rat))
     report = build_report(env, configs, reps, summary, rat, a.kernel, a.flavour)
-    os.makedirs(os.path.dirname(os.path.abspath(a.output)), exist_ok=True)
-    with open(a.output, "w") as f:
-        json.dump(report, f, indent=2, allow_nan=False)
-        f.write("\n")
-    print(f"wrote {a.output}", file=sys.stderr)
+    write_json(a.output, report, indent=2)
     return 0
 
 

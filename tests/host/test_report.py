@@ -155,30 +155,24 @@ PREZERO = {
     },
 }
 
-SAMPLING = [
-    {
+
+def sampling_line(regions_sampled, thread_cpu_s, pct_of_one_cpu):
+    """One line of sampling.jsonl: a 120 s run over 1 GiB at the default rates."""
+    return {
         "type": "sampling",
         "kernel": "6.12.117-hawkeye",
         "working_set_mib": 1024,
         "seconds": 120.0,
         "scan_period_ms": 30000,
         "sample_window_ms": 1000,
-        "regions_sampled": 0,
-        "thread_cpu_s": 0.0,
-        "pct_of_one_cpu": 0.0,
-    },
-    {
-        "type": "sampling",
-        "kernel": "6.12.117-hawkeye",
-        "working_set_mib": 1024,
-        "seconds": 120.0,
-        "scan_period_ms": 30000,
-        "sample_window_ms": 1000,
-        "regions_sampled": 2048,
-        "thread_cpu_s": 0.5,
-        "pct_of_one_cpu": 0.4,
-    },
-]
+        "regions_sampled": regions_sampled,
+        "thread_cpu_s": thread_cpu_s,
+        "pct_of_one_cpu": pct_of_one_cpu,
+    }
+
+
+# Linux (nothing sampled), then HawkEye-G.
+SAMPLING = [sampling_line(0, 0.0, 0.0), sampling_line(2048, 0.5, 0.4)]
 
 
 def write_all(d):

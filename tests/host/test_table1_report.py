@@ -1,16 +1,13 @@
 """Tests of bench/table1_report.py: its arithmetic and output shape, on made-up
 JSON lines (they test the report, not the kernel)."""
-import importlib.util
 import json
 import os
+import sys
 
 import pytest
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-_spec = importlib.util.spec_from_file_location(
-    "table1_report", os.path.join(REPO, "bench", "table1_report.py"))
-report = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(report)
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
+import table1_report as report  # noqa: E402
 
 
 def rep(label, n, faults, fault_us, sys_us, total_us, thp):
@@ -124,8 +121,6 @@ def test_kernel_from_argument_when_input_lacks_it(parsed):
 def test_bad_input():
     with pytest.raises(report.ReportError, match="no repetitions"):
         report.parse_lines(LINES[:2])
-    with pytest.raises(report.ReportError, match="line 1: not JSON"):
-        report.parse_lines(["{oops"])
     with pytest.raises(report.ReportError, match="missing faults"):
         report.parse_lines(['{"label": "x", "rep": 0, "mib": 1}'])
 

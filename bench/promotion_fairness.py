@@ -1,0 +1,92 @@
+"""Fairness between three identical instances started together (the
+paper's Table 5 and Figure 7): promotion_report.py's fairness.json, its
+text and fairness.png, from the runs of bench/promotion.sh -x fairness.
+"""
+from promotion_runs import analyse_run, fmt, inst_start, policy_runs, runs_of, save
+from report_io import ratio
+
+
+def max_huge_difference(per_inst):
+    """Largest difference in huge pages between instances at one sample time,
+    over the samples where every instance was sampled: (diff, t) or (None, None).
+    PER_INST: {inst: series}; the series of one run share sample times."""
+    by_t = {}
+    for ser in per_inst.values():
+        for p in ser:
+            by_t.setdefault(p["t_run"], []).append(p["huge"])
+    best = (None, None)
+    for t, hs in sorted(by_t.items()):
+        if len(hs) == len(per_inst):
+            diff = max(hs) - min(hs)
+            if best[0] is None or diff > best[0]:
+                best = (diff, t)
+    return best
+
+
+def summarize_fairness(d):
+    """Per workload and policy: per-instance completion times (and speedups
+    over the 'none' run's same instance), their spread, and the largest
+    difference in huge pages between instances."""
+    out = {}
+    fr = runs_of(d, "fairness")
+    for w, pol in fr.items():
+        wres = {"policies": {}}
+        base = {}
+        if "none" in pol:
+            base = {r["inst"]: r["seconds"] for r in analyse_run(d, pol["none"])}
+        for p, rid, insts in policy_runs(d, pol):
+            # One time axis for the run: from the earliest instance start.
+            starts = {r["inst"]: inst_start(d, rid, r["inst"]) for r in insts}
+            t_run0 = min(starts.values())
+            per = {}
+            for r in insts:
+                off = starts[r["inst"]] - t_run0
+                per[r["inst"]] = [dict(p_, t_run=round(p_["t"] + off, 1)) for p_ in r["series"]]
+            diff, at = max_huge_difference(per)
+            secs = [r["seconds"] for r in insts if r["seconds"] is not None]
+            wres["policies"][p] = {
+                "run": rid,
+                "instances": [{
+                    "inst": r["inst"], "seconds": r["seconds"], "work": r["work"],
+                    "rate": r["rate"], "t90": r["t90"], "final_huge": r["final_huge"],
+                    "hot_regions": r["hot_regions"], "regions": r["regions"],
+                    "speedup": ratio(base.get(r["inst"]), r["seconds"]),
+                    "hawkeye_final": r["hawkeye_final"],
+                } for r in insts],
+                "mean_seconds": sum(secs) / len(secs) if secs else None,
+                "completion_spread_s": max(secs) - min(secs) if secs else None,
+                "max_huge_difference": diff,
+                "max_huge_difference_t": at,
+                "series": {str(i): [[p_["t_run"], p_["huge"], p_["hot_huge"]] for p_ in ser]
+                           for i, ser in per.items()},
+            }
+        out[w] = wres
+    return out
+
+
+def format_fairness(summary):
+    out = ["Fairness: three instances started together (seconds to finish the same work)"]
+    for w, wr in summary.items():
+        for p, r in wr["policies"].items():
+            cells = "  ".join(
+                f"#{i['inst']} {fmt(i['seconds'])} s"
+                + (f" (x{i['speedup']:.2f})" if i["speedup"] else "")
+                + f" {fmt(i['final_huge'], 'd')} huge"
+                for i in r["instances"])
+            out.append(f"  {w:9s} {p:10s} {cells}  spread {fmt(r['completion_spread_s'])} s, "
+                       f"max huge-page difference {fmt(r['max_huge_difference'], 'd')}"
+                       f" (t={fmt(r['max_huge_difference_t'])})")
+    return "\n".join(out)
+
+
+def plot_fairness(plt, fairness, outdir):
+    """fairness.png: huge pages per instance over time, a panel per
+    workload and policy; returns its path."""
+    rows = [(w, p, r) for w, wr in fairness.items() for p, r in wr["policies"].items()]
+    fig, axes = plt.subplots(1, len(rows), figsize=(5 * len(rows), 4), squeeze=False)
+    for ax, (w, p, r) in zip(axes[0], rows):
+        for i, ser in r["series"].items():
+            ax.plot([s[0] for s in ser], [s[1] for s in ser], label=f"instance {i}")
+        ax.set(title=f"{w}, {p}", xlabel="seconds", ylabel="huge pages")
+        ax.legend(fontsize="small")
+    return save(plt, fig, outdir, "fairness.png")

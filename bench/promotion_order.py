@@ -1,0 +1,101 @@
+"""The launch order experiment (the paper's Figure 8 in miniature):
+promotion_report.py's order.json, its text and order.png, from the runs of
+bench/promotion.sh -x order, xsbench launched before or after a lightly
+loaded Redis.
+"""
+from promotion_runs import TCG_NOTE, analyse_run, coverage, fmt, pyplot, save, sorted_policies
+from report_io import ratio
+
+ORDERS = ("workload-first", "redis-first")
+
+
+def summarize_order(d):
+    """Figure 8: per policy and launch order, xsbench's speedup over the
+    'none' run, time until 90 % of its hot regions are huge, its huge pages
+    and Redis's at the end; and per policy how much the launch order
+    changed that time (redis-first / workload-first)."""
+    runs = {}
+    for rid, r in sorted(d["runs"].items()):
+        if r.get("experiment") == "order":
+            runs.setdefault(r["policy"], {})[r.get("order") or ORDERS[0]] = rid
+    base = None
+    if "none" in runs:
+        ins = analyse_run(d, next(iter(runs["none"].values())))
+        base = ins[0]["rate"] if ins else None
+    out = {}
+    for p in sorted_policies(runs):
+        res = {}
+        for order in ORDERS:
+            rid = runs[p].get(order)
+            insts = analyse_run(d, rid) if rid is not None else []
+            if not insts:
+                continue
+            r = insts[0]
+            comp = d["companion"].get(rid, [])
+            ops = {o.get("op"): o for o in d["companion_op"].get(rid, [])}
+            # Never covered: the run's length is a lower bound.
+            t90 = r["t90"] if r["t90"] is not None else r["seconds"]
+            res[order] = {
+                "run": rid, "seconds": r["seconds"], "rate": r["rate"], "unit": r["unit"],
+                "speedup": ratio(r["rate"], base), "t90": t90,
+                "t90_lower_bound": r["t90"] is None, "final_coverage": r["final_coverage"],
+                "final_huge": r["final_huge"], "regions": r["regions"],
+                "hot_regions": r["hot_regions"],
+                "redis_anon_huge_kb_end": comp[-1].get("anon_huge_kb") if comp else None,
+                "redis_rss_kb_end": comp[-1].get("rss_kb") if comp else None,
+                "redis_get_per_s": ops.get("get", {}).get("ops_per_sec"),
+                "redis_fill_s": ops.get("fill", {}).get("secs"),
+                "series": [[p_["t"], round(coverage(p_), 4), p_["huge"]] for p_ in r["series"]],
+            }
+        if p != "none" and len(res) == 2:
+            res["t90_redis_first_over_workload_first"] = ratio(res[ORDERS[1]]["t90"],
+                                                               res[ORDERS[0]]["t90"])
+        if res:
+            out[p] = res
+    return out
+
+
+def format_order(summary):
+    out = ["Figure 8 in miniature: xsbench beside a lightly loaded Redis, launched before "
+           "(workload-first) or after it (redis-first)",
+           f"  {'policy':12s} {'order':15s} {'speedup':>8s} {'t90 (s)':>8s} {'hot cov':>8s} "
+           f"{'huge':>5s} {'Redis huge MB':>14s} {'GET/s':>7s}"]
+    for p, res in summary.items():
+        for order in ORDERS:
+            r = res.get(order)
+            if not r:
+                continue
+            t90 = ("≥" if r["t90_lower_bound"] else "") + fmt(r["t90"])
+            out.append(f"  {p:12s} {order:15s} {fmt(r['speedup'], '.3f'):>8s} {t90:>8s} "
+                       f"{fmt(100 * (r['final_coverage'] or 0), '.0f'):>7s}% "
+                       f"{fmt(r['final_huge'], 'd'):>5s} "
+                       f"{fmt((r['redis_anon_huge_kb_end'] or 0) / 1024, '.0f'):>14s} "
+                       f"{fmt(r['redis_get_per_s'], '.0f'):>7s}")
+        if res.get("t90_redis_first_over_workload_first") is not None:
+            out.append(f"  {p:12s} launch order effect on t90 (redis-first / workload-first): "
+                       f"x{res['t90_redis_first_over_workload_first']:.2f}")
+    out.append(f"  Note: {TCG_NOTE}.")
+    return "\n".join(out)
+
+
+def plot_order(order, outdir):
+    """order.png: xsbench's hot coverage over time per policy, solid when it
+    was launched first, dashed when Redis was; [] without matplotlib."""
+    if not order:
+        return []
+    plt = pyplot()
+    if plt is None:
+        return []
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for p, res in order.items():
+        color = None
+        for o, style in zip(ORDERS, ("-", "--")):
+            if o in res:
+                ser = res[o]["series"]
+                line, = ax.plot([s[0] for s in ser], [100 * s[1] for s in ser], style,
+                                color=color, label=f"{p}, {o}")
+                color = line.get_color()
+    ax.set(title="xsbench beside Redis: hot regions that are huge", xlabel="seconds after release",
+           ylabel="hot-set coverage (%)", ylim=(-2, 102))
+    ax.legend(fontsize="small")
+    return [save(plt, fig, outdir, "order.png")]
