@@ -117,6 +117,40 @@ def not_run(title, what):
     return [f"## {title}", "", f"**not run**: {what}", ""]
 
 
+def section_or_not_run(result, rd, section, title, missing, claim, paper_lines=()):
+    """SECTION(result, rd) where the experiment's result file exists.
+    Without it: the 'not run' section saying what is MISSING, still with
+    the paper's figures (PAPER_LINES), and CLAIM, a (claim, paper's
+    figure) pair, marked not run, so that the summary lists it."""
+    if result is None:
+        return not_run(title, missing) + list(paper_lines), [(*claim, None, "not run")]
+    return section(result, rd)
+
+
+def policy_rows(result, cells):
+    """Table rows of a result that bench/promotion_report.py wrote
+    (promotion, fairness, pmu), one per workload and policy: the workload,
+    the policy, then CELLS(the policy's figures)."""
+    return [
+        [w, name] + cells(d)
+        for w, wd in result.get("workloads", {}).items()
+        for name, d in wd.get("policies", {}).items()
+    ]
+
+
+def linux_and_hawkeye_g(result):
+    """(workload, Linux's figures, HawkEye-G's) of each workload of such a
+    result: the two policies most of the paper's claims compare."""
+    for w, wd in result.get("workloads", {}).items():
+        pol = wd.get("policies", {})
+        yield w, pol.get("linux", {}), pol.get("hawkeye-g", {})
+
+
+def values(d, *keys, digits=2):
+    """Table cells of D's values of KEYS ('-' where one is missing)."""
+    return [fmt(d.get(k), digits) for k in keys]
+
+
 def generic_numbers(d, prefix="", depth=0):
     """A nested dict's numbers as a bullet list (for results this script
     does not know the shape of yet)."""

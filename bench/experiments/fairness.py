@@ -1,8 +1,9 @@
 """Fairness between identical instances: Table 5 and Figure 7."""
 
-from .common import fmt, ratio, fx, table, recorded, png, not_run, WHY
+from .common import fmt, ratio, fx, table, recorded, png, linux_and_hawkeye_g, policy_rows, section_or_not_run, WHY
 
 FILES = ("fairness.json",)
+TITLE = "Table 5 and Figure 7: three identical instances"
 
 PAPER = {
     "table5": {
@@ -29,22 +30,20 @@ PAPER = {
 
 
 def render(res, rd):
-    return section_fairness(res.get("fairness"), rd)
+    paper = [f"Paper: {PAPER['table5']['source']}.", ""] + paper_table5_lines()
+    return section_or_not_run(
+        res.get("fairness"), rd, section_fairness, TITLE,
+        missing="results/fairness.json is missing (make demo step 4).",
+        claim=("HawkEye shares huge pages fairly among identical instances (Figure 7)", ""),
+        paper_lines=paper,
+    )
 
 
 def section_fairness(f, rd):
-    title = "Table 5 and Figure 7: three identical instances"
     p = PAPER["table5"]
-    if f is None:
-        return not_run(title, "results/fairness.json is missing (make demo step 4).") + [
-            f"Paper: {p['source']}.",
-            "",
-        ] + paper_table5_lines(), [
-            ("HawkEye shares huge pages fairly among identical instances (Figure 7)", "", None, "not run")
-        ]
     env = f.get("environment", {})
     out = [
-        f"## {title}",
+        f"## {TITLE}",
         "",
         f"Paper: {p['source']}. Ours: three instances of each workload "
         f"({env.get('fair_mb', '?')} MiB each) started together in a fragmented guest, per policy in the same "
@@ -52,24 +51,8 @@ def section_fairness(f, rd):
         "",
     ]
     out += png(rd, "fairness.png", "Figure 7: huge pages per instance over time")
-    rows = []
     claims = []
-    for w, wd in f.get("workloads", {}).items():
-        pol = wd.get("policies", {})
-        for name, d in pol.items():
-            inst = d.get("instances", [])
-            rows.append(
-                [
-                    w,
-                    name,
-                    ", ".join(fmt(i.get("seconds")) for i in inst),
-                    fmt(d.get("mean_seconds")),
-                    fmt(d.get("completion_spread_s")),
-                    ", ".join(fmt(i.get("final_huge")) for i in inst),
-                    fmt(d.get("max_huge_difference")),
-                ]
-            )
-        lin, hg = pol.get("linux", {}), pol.get("hawkeye-g", {})
+    for w, lin, hg in linux_and_hawkeye_g(f):
         dl, dh = lin.get("max_huge_difference"), hg.get("max_huge_difference")
         claims.append(
             (
@@ -109,7 +92,7 @@ def section_fairness(f, rd):
             "huge pages at end",
             "max huge-page gap",
         ],
-        rows,
+        policy_rows(f, row_cells),
     )
     out += ["", "Paper (Table 5), seconds (speedup over Linux-4KB):", ""] + paper_table5_lines()
     out += [
@@ -123,6 +106,19 @@ def section_fairness(f, rd):
     ]
     out += recorded(env)
     return out, claims
+
+
+def row_cells(d):
+    """The table's cells after workload and policy: each instance's time
+    and huge pages at the end, and how far apart they were."""
+    inst = d.get("instances", [])
+    return [
+        ", ".join(fmt(i.get("seconds")) for i in inst),
+        fmt(d.get("mean_seconds")),
+        fmt(d.get("completion_spread_s")),
+        ", ".join(fmt(i.get("final_huge")) for i in inst),
+        fmt(d.get("max_huge_difference")),
+    ]
 
 
 def paper_table5_lines():

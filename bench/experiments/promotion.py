@@ -1,8 +1,13 @@
 """Promotion of hot regions: Figures 5 and 6."""
 
-from .common import fmt, ratio, fx, table, recorded, png, not_run, WHY
+from .common import (
+    fmt, ratio, fx, table, recorded, png, linux_and_hawkeye_g, policy_rows, section_or_not_run, values, WHY
+)
 
 FILES = ("promotion.json",)
+TITLE = "Figures 5 and 6: promoting hot regions first"
+# The table's columns after workload and policy: a policy's figures.
+COLUMNS = ("speedup", "t90", "promotions_to_90", "promotions_total", "time_saved_per_promotion_ms")
 
 PAPER = {
     "figure5": {
@@ -22,19 +27,18 @@ PAPER = {
 
 
 def render(res, rd):
-    return section_promotion(res.get("promotion"), rd)
+    return section_or_not_run(
+        res.get("promotion"), rd, section_promotion, TITLE,
+        missing="results/promotion.json is missing (make demo step 4).",
+        claim=("HawkEye-G promotes hot regions first (Figure 6)", "≈300 s vs >1000 s"),
+    )
 
 
 def section_promotion(pm, rd):
-    title = "Figures 5 and 6: promoting hot regions first"
     p5, p6 = PAPER["figure5"], PAPER["figure6"]
-    if pm is None:
-        return not_run(title, "results/promotion.json is missing (make demo step 4)."), [
-            ("HawkEye-G promotes hot regions first (Figure 6)", "≈300 s vs >1000 s", None, "not run")
-        ]
     env = pm.get("environment", {})
     out = [
-        f"## {title}",
+        f"## {TITLE}",
         "",
         f"Paper: {p5['source']}; {p6['source']}. Ours: each workload in a fragmented "
         f"guest ({fmt((env.get('mem_total_kb') or 0) / 1048576, 1)} GiB), {env.get('mb', '?')} MiB with the "
@@ -46,23 +50,8 @@ def section_promotion(pm, rd):
         "",
     ]
     out += png(rd, "promotion.png", "Figures 5-6: hot-set coverage over time")
-    rows = []
     claims = []
-    for w, wd in pm.get("workloads", {}).items():
-        pol = wd.get("policies", {})
-        for name, d in pol.items():
-            rows.append(
-                [
-                    w,
-                    name,
-                    fmt(d.get("speedup")),
-                    fmt(d.get("t90")),
-                    fmt(d.get("promotions_to_90")),
-                    fmt(d.get("promotions_total")),
-                    fmt(d.get("time_saved_per_promotion_ms")),
-                ]
-            )
-        lin, hg = pol.get("linux", {}), pol.get("hawkeye-g", {})
+    for w, lin, hg in linux_and_hawkeye_g(pm):
         t90 = ratio(lin.get("t90"), hg.get("t90"))
         over = ratio(hg.get("speedup"), lin.get("speedup"))
         tsp = ratio(hg.get("time_saved_per_promotion_ms"), lin.get("time_saved_per_promotion_ms"))
@@ -118,7 +107,7 @@ def section_promotion(pm, rd):
             "promotions",
             "time saved / promotion (ms)",
         ],
-        rows,
+        policy_rows(pm, lambda d: values(d, *COLUMNS)),
     )
     out += [
         "",

@@ -2,7 +2,7 @@
 
 import json
 
-from .common import fmt, table, recorded, not_run
+from .common import fmt, table, recorded, not_run, values
 
 FILES = ("overhead.json",)
 
@@ -73,16 +73,10 @@ def section_sampling(lines, cpu, rd):
         for d in lines:
             pol = d.get("policy") or ("hawkeye-g" if d.get("regions_sampled") else "linux (no sampling)")
             rows.append(
-                [
-                    pol,
-                    fmt(d.get("working_set_mib")),
-                    fmt(d.get("seconds")),
-                    fmt(d.get("scan_period_ms")),
-                    fmt(d.get("sample_window_ms")),
-                    fmt(d.get("regions_sampled")),
-                    fmt(d.get("thread_cpu_s")),
-                    fmt(d.get("pct_of_one_cpu"), 3),
-                ]
+                [pol]
+                + values(d, "working_set_mib", "seconds", "scan_period_ms", "sample_window_ms",
+                         "regions_sampled", "thread_cpu_s")
+                + values(d, "pct_of_one_cpu", digits=3)
             )
         out += [
             "CPU time of the `hawkeye_promoted` thread while a process keeps its working set of base pages "

@@ -1,8 +1,9 @@
 """Table 1: the fault microbenchmark (faults, fault time, zeroing)."""
 
-from .common import fmt, ratio, fx, verdict, table, recorded, not_run, WHY
+from .common import fmt, ratio, fx, verdict, table, recorded, section_or_not_run, WHY
 
 FILES = ("table1.json",)
+TITLE = "Table 1: fault microbenchmark"
 
 # Our metric (per run), its scale to the paper's unit, the paper's metric.
 METRICS = (
@@ -42,16 +43,16 @@ PAPER = {
 
 
 def render(res, rd):
-    return section_table1(res.get("table1"), rd)
+    return section_or_not_run(
+        res.get("table1"), rd, section_table1, TITLE,
+        missing="results/table1.json is missing (bench/run-table1 or make demo).",
+        claim=("2 MB pages cut page faults ~500x", "509x"),
+        paper_lines=paper_table1_lines(),
+    )
 
 
 def section_table1(t, rd):
-    title = "Table 1: fault microbenchmark"
     p = PAPER["table1"]
-    if t is None:
-        return not_run(
-            title, "results/table1.json is missing (bench/run-table1 or make demo)."
-        ) + paper_table1_lines(), [("2 MB pages cut page faults ~500x", "509x", None, "not run")]
     cfg = {c["label"]: c["metrics"] for c in t.get("configs", [])}
     env = t.get("environment", {})
 
@@ -60,7 +61,7 @@ def section_table1(t, rd):
         return None if v is None else v["mean"] / scale
 
     out = [
-        f"## {title}",
+        f"## {TITLE}",
         "",
         f"Paper: {p['source']}. Ours: {env.get('mib', '?')} MiB x "
         f"{max((env.get('reps') or {'': '?'}).values(), default='?')} runs in a "

@@ -1,6 +1,6 @@
 """HawkEye-G against HawkEye-PMU: Table 9."""
 
-from .common import fmt, fx, table, recorded, png, not_run, WHY
+from .common import fmt, fx, table, recorded, png, not_run, policy_rows, values, WHY
 
 FILES = ("pmu.json", "table9.json")
 
@@ -39,25 +39,9 @@ def section_table9(pm, rd):
     env = pm.get("environment", {})
     out = [f"## {title}", ""] + paper_table9_lines()
     out += png(rd, "pmu.png", "Table 9: huge pages of the two workloads over time, per policy")
-    rows, claims = [], []
+    claims = []
     for w, wd in pm.get("workloads", {}).items():
         pol = wd.get("policies", {})
-        for name, d in pol.items():
-            ov = d.get("overhead") or {}
-            rnd, seq = d.get("random") or {}, d.get("sequential") or {}
-            rows.append(
-                [
-                    w,
-                    name,
-                    ov.get("source") or "access coverage",
-                    fmt(rnd.get("t90")),
-                    fmt(rnd.get("t_full")),
-                    fmt(rnd.get("rate")),
-                    fmt(d.get("sequential_huge_by_random_full")),
-                    fmt(seq.get("final_huge")),
-                    fmt(seq.get("rate")),
-                ]
-            )
         g, u = pol.get("hawkeye-g", {}), pol.get("hawkeye-pmu", {})
         cmp_ = wd.get("comparison", {})
         r = cmp_.get("t_full_g_over_pmu")
@@ -102,7 +86,7 @@ def section_table9(pm, rd):
             "insensitive: huge at end",
             "insensitive: rate",
         ],
-        rows,
+        policy_rows(pm, row_cells),
     )
     out.append("")
     for w, wd in pm.get("workloads", {}).items():
@@ -122,6 +106,19 @@ def section_table9(pm, rd):
     ]
     out += recorded(env)
     return out, claims
+
+
+def row_cells(d):
+    """The table's cells after workloads and policy: where the MMU
+    overheads came from, then the TLB-sensitive (random) workload's figures
+    and the insensitive (sequential) one's."""
+    rnd, seq = d.get("random") or {}, d.get("sequential") or {}
+    return (
+        [(d.get("overhead") or {}).get("source") or "access coverage"]
+        + values(rnd, "t90", "t_full", "rate")
+        + values(d, "sequential_huge_by_random_full")
+        + values(seq, "final_huge", "rate")
+    )
 
 
 def paper_table9_lines():
