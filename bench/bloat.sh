@@ -25,22 +25,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 out=results/raw/bloat.jsonl bindir=$here/../build/bench
 data_pct=65 del_pct=70 settle=60 tput=20 seed=1
 configs="Linux-4KB Linux-2MB HawkEye" no_pressure=
-while getopts o:b:d:x:s:t:c:n opt; do
-	case $opt in
-	o) out=$OPTARG ;;
-	b) bindir=$OPTARG ;;
-	d) data_pct=$OPTARG ;;
-	x) del_pct=$OPTARG ;;
-	s) settle=$OPTARG ;;
-	t) tput=$OPTARG ;;
-	c) configs=$OPTARG ;;
-	n) no_pressure=1 ;;
-	*) echo "usage: $0 [-o OUTFILE] [-b BINDIR] [-d DATA_PCT] [-x DEL_PCT] [-s SETTLE] [-t TPUT] [-c CONFIGS] [-n]" >&2
-	   exit 2 ;;
-	esac
-done
-
+usage() {
+	echo "usage: $0 [-o OUTFILE] [-b BINDIR] [-d DATA_PCT] [-x DEL_PCT] [-s SETTLE] [-t TPUT] [-c CONFIGS] [-n]" >&2
+	exit 2
+}
 . "$here/lib.sh"
+options usage o:out b:bindir d:data_pct x:del_pct s:settle t:tput c:configs n=no_pressure -- "$@"
 KH=$THP/khugepaged
 H=/sys/kernel/mm/hawkeye
 command -v redis-server >/dev/null || { echo "bloat.sh: redis-server is not installed" >&2; exit 1; }

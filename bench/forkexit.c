@@ -9,23 +9,10 @@
  *
  *   forkexit [-n FORKS] [-r ROUNDS] POLICY...
  */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
+#include "workload.h"
 #include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #define POLICY "/sys/kernel/mm/hawkeye/promote/policy"
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static int set_policy(const char *p)
 {

@@ -39,7 +39,7 @@
  * vm.compaction_proactiveness=0, and THP defrag=never, so faults do not
  * compact either (see bench/README.md).
  */
-#define _GNU_SOURCE
+#include "workload.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -53,39 +53,12 @@
 #include <unistd.h>
 
 #define PAGE 4096UL
-#define HPAGE (2UL << 20)
 #define PAGES_PER_BLOCK (HPAGE / PAGE)
 #define PM_PRESENT (1ULL << 63)
 #define PM_PFN_MASK ((1ULL << 55) - 1)
 #define KPF_COMPOUND_HEAD 15
 #define KPF_THP 22
 #define MAX_ZONES 16
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static long meminfo_kb(const char *key)
-{
-	char line[256];
-	size_t n = strlen(key);
-	long v = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, n) && line[n] == ':') {
-			v = atol(line + n + 1);
-			break;
-		}
-	fclose(f);
-	return v;
-}
 
 struct buddy {
 	int zones;

@@ -47,34 +47,28 @@ int main(int argc, char **argv)
 
 	if (workload_options(argc, argv, &o, "graph500", "EDGES", 0.5))
 		return 2;
-	unsigned long mb = o.mb, max_edges = o.max_ops;
-	double hot_frac = o.hot_frac, duration = o.duration, interval = o.interval;
-	uint64_t seed = o.seed;
-	const char *label = o.label;
-
-	size_t len = mb << 20;
-	size_t hot = ((size_t)(hot_frac * len) + HPAGE - 1) & ~(HPAGE - 1);
 	/* The largest graph (edge factor 16) whose structures fit the hot part,
 	 * then the edge factor that fills it. */
 	int scale = 10;
 	size_t ef;
 
-	while (hot_bytes(scale + 1, 16) <= hot)
+	while (hot_bytes(scale + 1, 16) <= o.hot)
 		scale++;
-	for (ef = 16; hot_bytes(scale, ef + 1) <= hot; ef++)
+	for (ef = 16; hot_bytes(scale, ef + 1) <= o.hot; ef++)
 		;
 	size_t n = 1UL << scale, m = ef * n;
 
-	if (hot_bytes(scale, ef) > hot || 8 * m > len - hot) {
+	if (hot_bytes(scale, ef) > o.hot || 8 * m > o.len - o.hot) {
 		fprintf(stderr, "graph500: footprint too small for a graph\n");
 		return 2;
 	}
-	char *base = workload_map(&o, len);
+	char *base = workload_map_hot(&o);
 
 	if (!base)
 		return 1;
+	printf(" scale=%d edgefactor=%zu\n", scale, ef);
 
-	char *hot_start = base + len - hot;
+	char *hot_start = base + o.len - o.hot;
 	/* Hot part, from its start: offsets, adjacency, parent, queue, bitmap. */
 	uint32_t *xoff = (uint32_t *)hot_start;
 	uint32_t *adj = xoff + n + 1;
@@ -84,14 +78,8 @@ int main(int argc, char **argv)
 	/* Cold part: the edge list, then the rest of start-up memory. */
 	uint32_t *edges = (uint32_t *)base;
 
-	printf("%s map start=%p end=%p mb=%lu regions=%zu\n", label, (void *)base,
-	       (void *)(base + len), mb, len / HPAGE);
-	printf("%s hot start=%p end=%p regions=%zu fraction=%.4f scale=%d edgefactor=%zu\n",
-	       label, (void *)hot_start, (void *)(base + len), hot / HPAGE, (double)hot / len,
-	       scale, ef);
-
 	double t_init = now();
-	uint64_t s = seed;
+	uint64_t s = o.seed;
 	/* Vertex labels are scrambled by a bijection, as Graph500 does. */
 	uint32_t mul = (uint32_t)(rng(&s) | 1), add = (uint32_t)rng(&s);
 
@@ -162,17 +150,15 @@ int main(int argc, char **argv)
 		}
 	}
 	/* Touch the rest of the hot part (the unused tail past the bitmap). */
-	for (char *p = (char *)(visited + n / 64 + 1); p < base + len; p += 4096)
+	for (char *p = (char *)(visited + n / 64 + 1); p < base + o.len; p += 4096)
 		*p = 0;
 	memset(queue, 0, 4 * n);
-	printf("%s init seconds=%.3f\n", label, now() - t_init);
-	workload_wait_start(&o);
 
-	double t0 = now(), next = t0 + interval, end = t0 + duration, t = t0;
-	unsigned long total = 0, last = 0, bfs = 0, since_check = 0;
+	struct workload_run run = workload_start(&o, t_init, "edges");
+	double t = run.t0;
+	unsigned long total = 0, bfs = 0, since_check = 0;
 	int stop = 0;
 
-	printf("%s start mono=%.3f\n", label, t0);
 	while (!stop) {
 		uint32_t root;
 
@@ -204,19 +190,12 @@ int main(int argc, char **argv)
 			total += since_check;
 			since_check = 0;
 			t = now();
-			stop = (duration && t >= end) || (max_edges && total >= max_edges);
-			if (t >= next || stop) {
-				printf("progress t=%.3f mono=%.3f edges=%lu total=%lu bfs=%lu\n",
-				       t - t0, t, total - last, total, bfs);
-				last = total;
-				while (next <= t)
-					next += interval;
-			}
+			stop = workload_progress(&o, &run, t, total, "bfs", bfs);
 		}
 		if (head >= tail)
 			bfs++;
 	}
 	printf("%s done seconds=%.3f edges=%lu edges_per_s=%.1f bfs=%lu\n",
-	       label, t - t0, total, total / (t - t0), bfs);
+	       o.label, t - run.t0, total, total / (t - run.t0), bfs);
 	return 0;
 }

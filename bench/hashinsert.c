@@ -9,26 +9,12 @@
  *
  * Prints one JSON line: label, mib, keys, seconds, faults.
  */
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
+#include "workload.h"
 #include <sys/resource.h>
-#include <time.h>
-#include <unistd.h>
 
 struct slot {
 	uint64_t key, value;
 };
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 int main(int argc, char **argv)
 {

@@ -1,7 +1,34 @@
-# Sourced by the bench/*.sh scripts that run inside the guest: what every
-# result records about the kernel it ran on.
+# Sourced by the bench/*.sh scripts: their options, and, inside the guest,
+# what every result records about the kernel it ran on.
 
 THP=/sys/kernel/mm/transparent_hugepage
+
+# options USAGE SPEC... -- "$@": a script's options, with getopts. A SPEC
+# word "x:NAME" sets the variable NAME to the argument of -x, "x=NAME" sets
+# it to 1 for -x; any other option runs the command USAGE (which exits).
+options() {
+	local _usage=$1 _letters= _w _opt OPTARG OPTIND=1
+	local -A _var=() _arg=()
+	shift
+	for _w; do
+		shift
+		[ "$_w" = -- ] && break
+		_letters+=${_w:0:1}
+		_var[${_w:0:1}]=${_w:2}
+		if [ "${_w:1:1}" = : ]; then
+			_letters+=:
+			_arg[${_w:0:1}]=1
+		fi
+	done
+	while getopts "$_letters" _opt; do
+		[ -n "${_var[$_opt]:-}" ] || "$_usage"
+		if [ -n "${_arg[$_opt]:-}" ]; then
+			printf -v "${_var[$_opt]}" %s "$OPTARG"
+		else
+			printf -v "${_var[$_opt]}" 1
+		fi
+	done
+}
 
 # The word in brackets of a sysfs choice file: "always [madvise] never" -> madvise.
 current() { sed -n 's/.*\[\(.*\)\].*/\1/p' "$1"; }

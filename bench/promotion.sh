@@ -70,20 +70,9 @@ usage() {
 	echo "       $0 -V [-k BZIMAGE] [-r RESULTS] [same options]   (host: build, boot the release kernel, run, report)" >&2
 	exit 2
 }
-while getopts o:b:w:p:f:x:Vk:r: opt; do
-	case $opt in
-	o) out=$OPTARG ;;
-	b) bindir=$OPTARG ;;
-	w) workloads=$OPTARG ;;
-	p) policies=$OPTARG ;;
-	f) fair_workloads=$OPTARG ;;
-	x) experiments=$OPTARG ;;
-	V) host_mode=1 ;;
-	k) kernel=$OPTARG ;;
-	r) resdir=$OPTARG ;;
-	*) usage ;;
-	esac
-done
+. "$here/lib.sh"
+options usage o:out b:bindir w:workloads p:policies f:fair_workloads x:experiments \
+	V=host_mode k:kernel r:resdir -- "$@"
 
 if [ -n "${QUICK:-}" ]; then
 	MB=${MB:-128} FAIR_MB=${FAIR_MB:-64} DURATION=${DURATION:-40}
@@ -158,7 +147,6 @@ done
 PY=$(command -v /usr/bin/python3 || command -v python3) ||
 	{ echo "promotion.sh: needs python3 in the guest" >&2; exit 1; }
 
-. "$here/lib.sh"
 KH=$THP/khugepaged
 HK=/sys/kernel/mm/hawkeye/promote
 VM=/proc/sys/vm

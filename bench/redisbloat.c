@@ -20,30 +20,17 @@
  * a shell loop forking awk for every figure takes seconds per sample on
  * an emulated CPU.
  */
+#include "workload.h"
 #include <errno.h>
 #include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <time.h>
-#include <unistd.h>
 
 #define DEPTH 32	/* requests in flight */
 
 static int fd;
 static char rbuf[1 << 16];
 static size_t rlen, rpos;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void die(const char *what)
 {
@@ -247,26 +234,6 @@ static int get(const char *prefix, long count, int pct, uint64_t seed, double se
 	return 0;
 }
 
-/* The number after "key" in a "key value" or "key: value kB" file; -1 if none. */
-static long file_value(const char *path, const char *key)
-{
-	size_t klen = strlen(key);
-	char line[256];
-	long v = -1;
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, key, klen) && (line[klen] == ' ' || line[klen] == ':')) {
-			v = strtol(line + klen + 1, NULL, 10);
-			break;
-		}
-	}
-	fclose(f);
-	return v;
-}
-
 static int watch(int pid, const char *config, const char *phasefile)
 {
 	char status[64], rollup[64], phase[32];
@@ -275,8 +242,8 @@ static int watch(int pid, const char *config, const char *phasefile)
 	snprintf(status, sizeof(status), "/proc/%d/status", pid);
 	snprintf(rollup, sizeof(rollup), "/proc/%d/smaps_rollup", pid);
 	for (;;) {
-		long rss = file_value(status, "VmRSS"), swap = file_value(status, "VmSwap");
-		long huge = file_value(rollup, "AnonHugePages");
+		long rss = proc_value(status, "VmRSS"), swap = proc_value(status, "VmSwap");
+		long huge = proc_value(rollup, "AnonHugePages");
 		FILE *f = fopen(phasefile, "r");
 
 		if (rss < 0 || huge < 0)
@@ -293,12 +260,9 @@ static int watch(int pid, const char *config, const char *phasefile)
 		       "\"mem_available_kb\": %ld, \"swap_used_kb\": %ld, \"thp_split\": %ld, "
 		       "\"zero_freed\": %ld, \"collapse\": %ld}\n",
 		       config, now() - t0, phase, rss, swap, huge,
-		       file_value("/proc/meminfo", "MemAvailable"),
-		       file_value("/proc/meminfo", "SwapTotal") -
-		       file_value("/proc/meminfo", "SwapFree"),
-		       file_value("/proc/vmstat", "hawkeye_debloat_thp_split"),
-		       file_value("/proc/vmstat", "hawkeye_debloat_zero_pages_freed"),
-		       file_value("/proc/vmstat", "thp_collapse_alloc"));
+		       meminfo_kb("MemAvailable"), meminfo_kb("SwapTotal") - meminfo_kb("SwapFree"),
+		       vmstat("hawkeye_debloat_thp_split"),
+		       vmstat("hawkeye_debloat_zero_pages_freed"), vmstat("thp_collapse_alloc"));
 		fflush(stdout);
 		sleep(1);
 	}

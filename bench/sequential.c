@@ -33,41 +33,30 @@
 int main(int argc, char **argv)
 {
 	struct workload_opts o;
+	char *base;
 
 	if (workload_options(argc, argv, &o, "sequential", "MIB", 1.0))
 		return 2;
-
-	size_t len = o.mb << 20;
-	size_t hot = ((size_t)(o.hot_frac * len) + HPAGE - 1) & ~(HPAGE - 1);
-	char *base = workload_map(&o, len);
-
+	base = workload_map_hot(&o);
 	if (!base)
 		return 1;
-
-	char *hot_start = base + len - hot;
-
-	printf("%s map start=%p end=%p mb=%lu regions=%zu\n", o.label, (void *)base,
-	       (void *)(base + len), o.mb, len / HPAGE);
-	printf("%s hot start=%p end=%p regions=%zu fraction=%.4f\n", o.label,
-	       (void *)hot_start, (void *)(base + len), hot / HPAGE, (double)hot / len);
+	printf("\n");
 
 	double t_init = now();
 	uint64_t s = o.seed, *words = (uint64_t *)base;
 
-	for (size_t i = 0; i < len / sizeof(uint64_t); i++)
+	for (size_t i = 0; i < o.len / sizeof(uint64_t); i++)
 		words[i] = rng(&s);
-	printf("%s init seconds=%.3f\n", o.label, now() - t_init);
-	workload_wait_start(&o);
 
 	const size_t step = HPAGE / sizeof(uint64_t);	/* words per 2 MB */
-	const uint64_t *hw = (const uint64_t *)hot_start;
-	size_t nw = hot / sizeof(uint64_t), pos = 0;
-	double t0 = now(), next = t0 + o.interval, end = t0 + o.duration, t;
-	unsigned long total = 0, last = 0, sweeps = 0;	/* MiB */
+	const uint64_t *hw = (const uint64_t *)(base + o.len - o.hot);
+	size_t nw = o.hot / sizeof(uint64_t), pos = 0;
+	struct workload_run r = workload_start(&o, t_init, "mib");
+	unsigned long total = 0, sweeps = 0;	/* MiB */
 	uint64_t sum = 0;
+	double t;
 
-	printf("%s start mono=%.3f\n", o.label, t0);
-	for (;;) {
+	do {
 		for (size_t i = pos; i < pos + step; i++)
 			sum += hw[i];
 		pos += step;
@@ -77,17 +66,8 @@ int main(int argc, char **argv)
 		}
 		total += HPAGE >> 20;
 		t = now();
-		if (t >= next || (o.duration && t >= end) || (o.max_ops && total >= o.max_ops)) {
-			printf("progress t=%.3f mono=%.3f mib=%lu total=%lu\n", t - t0, t,
-			       total - last, total);
-			last = total;
-			while (next <= t)
-				next += o.interval;
-		}
-		if ((o.duration && t >= end) || (o.max_ops && total >= o.max_ops))
-			break;
-	}
+	} while (!workload_progress(&o, &r, t, total, NULL, 0));
 	printf("%s done seconds=%.3f mib=%lu mib_per_s=%.1f sweeps=%lu checksum=%llu\n",
-	       o.label, t - t0, total, total / (t - t0), sweeps, (unsigned long long)sum);
+	       o.label, t - r.t0, total, total / (t - r.t0), sweeps, (unsigned long long)sum);
 	return 0;
 }

@@ -19,17 +19,10 @@
  * touch that did not fault. avg_fault_us = fault_time_us / faults, faults =
  * the kernel's ru_minflt delta. total_us is mmap + first touches + munmap.
  */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <stdint.h>
-#include <time.h>
-#include <unistd.h>
-#include <sys/mman.h>
+#include "workload.h"
 #include <sys/resource.h>
 
 #define PAGE 4096UL
-#define HPAGE (2UL << 20)
 
 static double now_us(void)
 {
@@ -44,29 +37,10 @@ static double tv_us(struct timeval tv)
 	return tv.tv_sec * 1e6 + tv.tv_usec;
 }
 
-/* The number after KEY at the start of a line of FILE (e.g. /proc/vmstat). */
-static long read_counter(const char *file, const char *key)
-{
-	char line[256];
-	size_t n = strlen(key);
-	long v = -1;
-	FILE *f = fopen(file, "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, n) && line[n] == ' ') {
-			v = atol(line + n);
-			break;
-		}
-	fclose(f);
-	return v;
-}
-
 /* Sum of the named /proc/vmstat counters; -1 if the kernel has none. */
 static long vmstat_sum(const char *a, const char *b)
 {
-	long x = read_counter("/proc/vmstat", a), y = read_counter("/proc/vmstat", b);
+	long x = vmstat(a), y = vmstat(b);
 
 	return x < 0 || y < 0 ? -1 : x + y;
 }
@@ -80,7 +54,7 @@ static double wait_prezeroed(size_t len)
 {
 	double start = now_us();
 
-	while (read_counter("/proc/vmstat", "nr_free_zeroed") * (long)PAGE < (long)len &&
+	while (vmstat("nr_free_zeroed") * (long)PAGE < (long)len &&
 	       now_us() - start < 120e6)
 		usleep(50000);
 	return (now_us() - start) / 1e6;
@@ -126,7 +100,7 @@ int main(int argc, char **argv)
 	for (rep = 0; rep < reps; rep++) {
 		struct rusage ru0, ru1;
 		double waited = refill ? wait_prezeroed(len) : 0;
-		long thp0 = read_counter("/proc/vmstat", "thp_fault_alloc");
+		long thp0 = vmstat("thp_fault_alloc");
 		long pre0 = vmstat_sum("hawkeye_fault_prezeroed_4k", "hawkeye_fault_prezeroed_2m");
 		long sync0 = vmstat_sum("hawkeye_fault_sync_zero_4k", "hawkeye_fault_sync_zero_2m");
 		double fault_us = 0;
@@ -167,7 +141,7 @@ int main(int argc, char **argv)
 		munmap(map, len + HPAGE);
 		double total_us = now_us() - start - (base_end - base_start);
 		getrusage(RUSAGE_SELF, &ru1);
-		long thp1 = read_counter("/proc/vmstat", "thp_fault_alloc");
+		long thp1 = vmstat("thp_fault_alloc");
 		long pre1 = vmstat_sum("hawkeye_fault_prezeroed_4k", "hawkeye_fault_prezeroed_2m");
 		long sync1 = vmstat_sum("hawkeye_fault_sync_zero_4k", "hawkeye_fault_sync_zero_2m");
 

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the promotion workloads (xsbench.c, graph500.c) share: the options,
- * the clock and random numbers, the start signal, and the one 2 MB-aligned
- * mapping whose top part holds the hot data.
+ * What the bench programs share: the clock and the numbers of /proc files.
+ * And what the promotion workloads (xsbench.c, graph500.c, sequential.c)
+ * share: the options, random numbers, the start signal, and the one 2 MB
+ * aligned mapping whose top part holds the hot data, with the lines that
+ * describe them.
  */
 #ifndef BENCH_WORKLOAD_H
 #define BENCH_WORKLOAD_H
@@ -29,9 +31,10 @@ struct workload_opts {
 	const char *label;		/* -l */
 	int wait_start;			/* -w: wait for SIGUSR1 after init */
 	int advise;			/* MADV_HUGEPAGE, unless -N */
+	size_t len, hot;		/* bytes: -m, and its top -f rounded up to 2 MB */
 };
 
-static double now(void)
+static inline double now(void)
 {
 	struct timespec ts;
 
@@ -39,7 +42,43 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static uint64_t rng(uint64_t *s)	/* xorshift64* */
+/*
+ * The number after KEY at the start of a line of a "key value" or
+ * "key: value kB" file (/proc/vmstat, /proc/meminfo, /proc/PID/status);
+ * -1 if there is none.
+ */
+static inline long proc_value(const char *path, const char *key)
+{
+	size_t klen = strlen(key);
+	char line[256];
+	long v = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, key, klen) && (line[klen] == ' ' || line[klen] == ':')) {
+			v = strtol(line + klen + 1, NULL, 10);
+			break;
+		}
+	}
+	fclose(f);
+	return v;
+}
+
+/* A counter of /proc/vmstat, or -1. */
+static inline long vmstat(const char *key)
+{
+	return proc_value("/proc/vmstat", key);
+}
+
+/* A field (in kB) of /proc/meminfo, or -1. */
+static inline long meminfo_kb(const char *key)
+{
+	return proc_value("/proc/meminfo", key);
+}
+
+static inline uint64_t rng(uint64_t *s)	/* xorshift64* */
 {
 	*s ^= *s >> 12;
 	*s ^= *s << 25;
@@ -57,8 +96,8 @@ static inline double rnd01(uint64_t *s)
  * after a usage message. ops names what -n counts; hot fractions above
  * max_frac are refused.
  */
-static int workload_options(int argc, char **argv, struct workload_opts *o,
-			    const char *name, const char *ops, double max_frac)
+static inline int workload_options(int argc, char **argv, struct workload_opts *o,
+				   const char *name, const char *ops, double max_frac)
 {
 	int opt;
 
@@ -96,25 +135,70 @@ static int workload_options(int argc, char **argv, struct workload_opts *o,
 		sigprocmask(SIG_BLOCK, &set, NULL);
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	o->len = o->mb << 20;
+	o->hot = ((size_t)(o->hot_frac * o->len) + HPAGE - 1) & ~(HPAGE - 1);
 	return 0;
 }
 
-/* With -w: say so, and wait for SIGUSR1. */
-static void workload_wait_start(const struct workload_opts *o)
+/* The timed part: when it started, the next progress line is due, it ends. */
+struct workload_run {
+	double t0, next, end;
+	const char *unit;		/* what -n counts, in progress lines */
+	unsigned long last;		/* the total at the last progress line */
+};
+
+/*
+ * The end of start-up, @t_init the time it began: prints the "init" line;
+ * with -w says so and waits for SIGUSR1. Then the timed part starts: prints
+ * the "start" line.
+ */
+static inline struct workload_run workload_start(const struct workload_opts *o, double t_init,
+						 const char *unit)
 {
+	struct workload_run r = { .unit = unit };
 	sigset_t set;
 	int sig;
 
-	if (!o->wait_start)
-		return;
-	printf("%s ready pid=%d\n", o->label, getpid());
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	sigwait(&set, &sig);
+	printf("%s init seconds=%.3f\n", o->label, now() - t_init);
+	if (o->wait_start) {
+		printf("%s ready pid=%d\n", o->label, getpid());
+		sigemptyset(&set);
+		sigaddset(&set, SIGUSR1);
+		sigwait(&set, &sig);
+	}
+	r.t0 = now();
+	r.next = r.t0 + o->interval;
+	r.end = r.t0 + o->duration;
+	printf("%s start mono=%.3f\n", o->label, r.t0);
+	return r;
+}
+
+/*
+ * At time @t, @total done: whether the run is over (-d, -n). When it is,
+ * or an interval has passed, prints the "progress" line, with @extra=@val
+ * at its end unless @extra is NULL.
+ */
+static inline int workload_progress(const struct workload_opts *o, struct workload_run *r,
+				    double t, unsigned long total, const char *extra,
+				    unsigned long val)
+{
+	int over = (o->duration && t >= r->end) || (o->max_ops && total >= o->max_ops);
+
+	if (t >= r->next || over) {
+		printf("progress t=%.3f mono=%.3f %s=%lu total=%lu", t - r->t0, t, r->unit,
+		       total - r->last, total);
+		if (extra)
+			printf(" %s=%lu", extra, val);
+		printf("\n");
+		r->last = total;
+		while (r->next <= t)
+			r->next += o->interval;
+	}
+	return over;
 }
 
 /* One 2 MB-aligned mapping of exactly len bytes (one VMA); NULL on failure. */
-static char *workload_map(const struct workload_opts *o, size_t len)
+static inline char *workload_map(const struct workload_opts *o, size_t len)
 {
 	char *raw = mmap(NULL, len + HPAGE, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -131,6 +215,25 @@ static char *workload_map(const struct workload_opts *o, size_t len)
 		munmap(base + len, raw + len + HPAGE - (base + len));
 	if (o->advise && madvise(base, len, MADV_HUGEPAGE))
 		perror("madvise(MADV_HUGEPAGE)");
+	return base;
+}
+
+/*
+ * Maps the footprint (workload_map()) and prints the "map" line and the
+ * fields every "hot" line opens with: the caller ends that line with its
+ * own. The mapping, whose hot part starts at o->len - o->hot; NULL if none.
+ */
+static inline char *workload_map_hot(const struct workload_opts *o)
+{
+	char *base = workload_map(o, o->len);
+
+	if (!base)
+		return NULL;
+	printf("%s map start=%p end=%p mb=%lu regions=%zu\n", o->label, (void *)base,
+	       (void *)(base + o->len), o->mb, o->len / HPAGE);
+	printf("%s hot start=%p end=%p regions=%zu fraction=%.4f", o->label,
+	       (void *)(base + o->len - o->hot), (void *)(base + o->len), o->hot / HPAGE,
+	       (double)o->hot / o->len);
 	return base;
 }
 

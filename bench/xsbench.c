@@ -48,46 +48,35 @@ int main(int argc, char **argv)
 {
 	struct workload_opts o;
 	int nnuc = 68;
+	char *base;
 
 	if (workload_options(argc, argv, &o, "xsbench", "LOOKUPS", 1.0))
 		return 2;
-	unsigned long mb = o.mb, max_lookups = o.max_ops;
-	double hot_frac = o.hot_frac, duration = o.duration, interval = o.interval;
-	uint64_t seed = o.seed;
-	const char *label = o.label;
 
-	size_t len = mb << 20;
-	size_t hot = ((size_t)(hot_frac * len) + HPAGE - 1) & ~(HPAGE - 1);
-	char *base = workload_map(&o, len);
-
-	if (!base)
-		return 1;
-
-	char *hot_start = base + len - hot;
 	/* Hot part: the material table at its start, then the grids. */
-	int (*mats)[64] = (int (*)[64])hot_start;
 	size_t mat_bytes = NMAT * 64 * sizeof(int);
-	struct gridpoint *grids = (struct gridpoint *)(hot_start + 4096);
-	size_t npoints = (hot - 4096) / sizeof(struct gridpoint) / nnuc;
+	size_t npoints = (o.hot - 4096) / sizeof(struct gridpoint) / nnuc;
 
 	if (mat_bytes > 4096 || npoints < 2) {
 		fprintf(stderr, "xsbench: hot part too small\n");
 		return 2;
 	}
-	printf("%s map start=%p end=%p mb=%lu regions=%zu\n", label, (void *)base,
-	       (void *)(base + len), mb, len / HPAGE);
-	printf("%s hot start=%p end=%p regions=%zu fraction=%.4f nuclides=%d gridpoints=%zu\n",
-	       label, (void *)hot_start, (void *)(base + len), hot / HPAGE,
-	       (double)hot / len, nnuc, npoints);
+	base = workload_map_hot(&o);
+	if (!base)
+		return 1;
+	printf(" nuclides=%d gridpoints=%zu\n", nnuc, npoints);
 
+	char *hot_start = base + o.len - o.hot;
+	int (*mats)[64] = (int (*)[64])hot_start;
+	struct gridpoint *grids = (struct gridpoint *)(hot_start + 4096);
 	double t_init = now();
-	uint64_t s = seed;
+	uint64_t s = o.seed;
 	/*
 	 * Cold part: the raw samples (random energy increments and cross
 	 * sections) the grids are built from. Written once, read once.
 	 */
 	uint64_t *samples = (uint64_t *)base;
-	size_t nsamples = (len - hot) / sizeof(uint64_t);
+	size_t nsamples = (o.len - o.hot) / sizeof(uint64_t);
 
 	for (size_t i = 0; i < nsamples; i++)
 		samples[i] = rng(&s);
@@ -117,15 +106,11 @@ int main(int argc, char **argv)
 
 	for (int m = 0; m < NMAT; m++)
 		cdf[m] = acc += mat_dist[m];
-	printf("%s init seconds=%.3f\n", label, now() - t_init);
-	workload_wait_start(&o);
+	struct workload_run run = workload_start(&o, t_init, "lookups");
+	unsigned long total = 0;
+	double checksum = 0, t;
 
-	double t0 = now(), next = t0 + interval, end = t0 + duration, t;
-	unsigned long total = 0, last = 0;
-	double checksum = 0;
-
-	printf("%s start mono=%.3f\n", label, t0);
-	for (;;) {
+	do {
 		for (int batch = 0; batch < 256; batch++) {
 			double energy = rnd01(&s) * 0.999, r = rnd01(&s) * acc, macro[NXS] = { 0 };
 			int m = 0;
@@ -153,17 +138,8 @@ int main(int argc, char **argv)
 		}
 		total += 256;
 		t = now();
-		if (t >= next || (duration && t >= end) || (max_lookups && total >= max_lookups)) {
-			printf("progress t=%.3f mono=%.3f lookups=%lu total=%lu\n", t - t0, t,
-			       total - last, total);
-			last = total;
-			while (next <= t)
-				next += interval;
-		}
-		if ((duration && t >= end) || (max_lookups && total >= max_lookups))
-			break;
-	}
+	} while (!workload_progress(&o, &run, t, total, NULL, 0));
 	printf("%s done seconds=%.3f lookups=%lu lookups_per_s=%.1f checksum=%.6g\n",
-	       label, t - t0, total, total / (t - t0), checksum);
+	       o.label, t - run.t0, total, total / (t - run.t0), checksum);
 	return 0;
 }

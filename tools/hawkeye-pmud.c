@@ -337,7 +337,8 @@ static int write_measurement(const char *file, pid_t pid, int bp)
 struct options {
 	double period, window;
 	unsigned int walk_cycles;
-	bool once, dry_run, verbose;
+	int once;			/* set by getopt_long() */
+	bool dry_run, verbose;
 	const char *proc, *sysfs;
 };
 
@@ -587,41 +588,51 @@ static void usage(FILE *f)
 		"5 not a HawkEye kernel.\n");
 }
 
+/* The number of seconds (above 0) @arg says, in *@secs: 0, or -1 if it says none. */
+static int seconds(const char *arg, double *secs)
+{
+	char *end;
+
+	*secs = strtod(arg, &end);
+	return *end || !(*secs > 0) ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
+	struct options o = { .period = 10, .window = 1, .walk_cycles = 35,
+			     .proc = "/proc", .sysfs = SYSFS_FILE };
+	const char *replay_file = NULL;
+	bool walks = false, sysfs_given = false;
+	int list_events = 0, software = 0;
+	/* The flags without a short form are set by getopt_long() itself. */
+	const struct option longopts[] = {
 		{ "period", required_argument, NULL, 'p' },
 		{ "window", required_argument, NULL, 'w' },
-		{ "once", no_argument, NULL, '1' },
+		{ "once", no_argument, &o.once, 1 },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "walk-cycles", required_argument, NULL, 'c' },
-		{ "events", no_argument, NULL, 'e' },
-		{ "software", no_argument, NULL, 's' },
+		{ "events", no_argument, &list_events, 1 },
+		{ "software", no_argument, &software, 1 },
 		{ "replay", required_argument, NULL, 'r' },
 		{ "proc", required_argument, NULL, 'P' },
 		{ "sysfs", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	struct options o = { .period = 10, .window = 1, .walk_cycles = 35,
-			     .proc = "/proc", .sysfs = SYSFS_FILE };
-	const char *replay_file = NULL;
-	bool list_events = false, walks = false, sysfs_given = false, software = false;
 	struct events ev;
 	char *end;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "p:w:nvh", longopts, NULL)) != -1) {
 		switch (c) {
+		case 0: break;	/* a flag */
 		case 'p':
-			o.period = strtod(optarg, &end);
-			if (*end || !(o.period > 0))
+			if (seconds(optarg, &o.period))
 				goto bad;
 			break;
 		case 'w':
-			o.window = strtod(optarg, &end);
-			if (*end || !(o.window > 0))
+			if (seconds(optarg, &o.window))
 				goto bad;
 			break;
 		case 'c':
@@ -630,11 +641,8 @@ int main(int argc, char **argv)
 				goto bad;
 			walks = true;
 			break;
-		case '1': o.once = true; break;
 		case 'n': o.dry_run = true; break;
 		case 'v': o.verbose = true; break;
-		case 'e': list_events = true; break;
-		case 's': software = true; break;
 		case 'r': replay_file = optarg; break;
 		case 'P': o.proc = optarg; break;
 		case 'S': o.sysfs = optarg; sysfs_given = true; break;

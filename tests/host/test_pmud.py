@@ -169,6 +169,7 @@ def test_no_pmu_one_line_and_status_3(pmud):
 
 
 @pytest.mark.parametrize("args", [["-p", "0"], ["-w", "x"], ["-p", "1", "-w", "2"],
+                                  ["--period", "-1"], ["--window", "1s"],
                                   ["--walk-cycles", "0"], ["extra"]])
 def test_bad_usage(pmud, args):
     r = run(pmud, *args)
