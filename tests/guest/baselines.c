@@ -27,15 +27,29 @@
 #include "kselftest_harness.h"
 #include "hawkeye_test.h"
 
-/* Ingens's knobs, and the others a test here changes. */
-static const char *const ingens_knobs[] = {
-	INGENS "util_threshold", INGENS "fmfi_threshold", INGENS "idle_penalty",
-};
-static const char *const other_knobs[] = {
+/*
+ * Every knob the fixture or a test here changes; the fixture puts them
+ * back in reverse order, the policy last.
+ */
+static const char *const knobs[] = {
 	PROMOTE "policy", THP_SYSFS "enabled", THP_SYSFS "defrag", KHUGEPAGED "defrag",
 	KHUGEPAGED "scan_sleep_millisecs", "/proc/sys/vm/compact_unevictable_allowed",
 	PROMOTE "scan_period_ms", PROMOTE "sample_window_ms", PROMOTE "batch",
 	PROMOTE "sleep_ms",
+	INGENS "util_threshold", INGENS "fmfi_threshold", INGENS "idle_penalty",
+};
+
+/* What the fixture sets, in this order. */
+static const struct knob_set setup_knobs[] = {
+	{ PROMOTE "policy", "linux" }, { THP_SYSFS "enabled", "madvise" },
+	/* Rounds only when a test asks; samples every second for 100 ms. */
+	{ PROMOTE "sample_window_ms", "100" }, { PROMOTE "scan_period_ms", "1000" },
+	{ PROMOTE "sleep_ms", "3600000" }, { PROMOTE "batch", "8" },
+	{ INGENS "util_threshold", "90" }, { INGENS "fmfi_threshold", "50" },
+	{ INGENS "idle_penalty", "50" },
+	/* Promotion must not compact: the fragmenter's holes stay holes. */
+	{ KHUGEPAGED "defrag", "0" }, { THP_SYSFS "defrag", "never" },
+	{ KHUGEPAGED "scan_sleep_millisecs", "100" },
 };
 
 static int set_policy(const char *p)
@@ -204,23 +218,7 @@ FIXTURE_SETUP(baselines)
 	self->nswap = 0;
 	if (access(INGENS "util_threshold", F_OK))
 		SKIP(return, "no HawkEye baseline policies in this kernel");
-	/* Popped in reverse: the policy goes back last. */
-	ASSERT_EQ(0, knobs_push(other_knobs, NR(other_knobs)));
-	ASSERT_EQ(0, knobs_push(ingens_knobs, NR(ingens_knobs)));
-	ASSERT_EQ(0, set_policy("linux"));
-	ASSERT_EQ(0, sysfs_write(THP_SYSFS "enabled", "madvise"));
-	/* Rounds only when a test asks; samples every second for 100 ms. */
-	ASSERT_EQ(0, sysfs_write_long(PROMOTE "sample_window_ms", 100));
-	ASSERT_EQ(0, sysfs_write_long(PROMOTE "scan_period_ms", 1000));
-	ASSERT_EQ(0, sysfs_write_long(PROMOTE "sleep_ms", 3600000));
-	ASSERT_EQ(0, sysfs_write_long(PROMOTE "batch", 8));
-	ASSERT_EQ(0, sysfs_write_long(INGENS "util_threshold", 90));
-	ASSERT_EQ(0, sysfs_write_long(INGENS "fmfi_threshold", 50));
-	ASSERT_EQ(0, sysfs_write_long(INGENS "idle_penalty", 50));
-	/* Promotion must not compact: the fragmenter's holes stay holes. */
-	ASSERT_EQ(0, sysfs_write(KHUGEPAGED "defrag", "0"));
-	ASSERT_EQ(0, sysfs_write(THP_SYSFS "defrag", "never"));
-	ASSERT_EQ(0, sysfs_write(KHUGEPAGED "scan_sleep_millisecs", "100"));
+	ASSERT_KNOBS_PUSH(knobs, setup_knobs);
 }
 
 FIXTURE_TEARDOWN(baselines)
@@ -229,42 +227,30 @@ FIXTURE_TEARDOWN(baselines)
 	while (self->nswap > 0)
 		swapon(self->swap[--self->nswap], 0);
 	knobs_pop();
-	knobs_pop();
 	write_file(TRACING "events/hawkeye/enable", "0");
 }
 
 TEST_F(baselines, knobs_reject_bad_input)
 {
-	static const struct { const char *knob, *val; } bad[] = {
-		{ INGENS "util_threshold", "0" }, { INGENS "util_threshold", "101" },
-		{ INGENS "util_threshold", "-1" }, { INGENS "util_threshold", "90%" },
-		{ INGENS "util_threshold", "\n" }, { INGENS "util_threshold", "99999999999999999999" },
-		{ INGENS "fmfi_threshold", "102" }, { INGENS "fmfi_threshold", "0.5" },
-		{ INGENS "fmfi_threshold", "x" }, { INGENS "idle_penalty", "100" },
-		{ INGENS "idle_penalty", "-5" }, { INGENS "idle_penalty", "1 2" },
+	static const struct knob_bad bad[] = {
+		{ INGENS "util_threshold",
+		  { "0", "101", "-1", "90%", "\n", "99999999999999999999" } },
+		{ INGENS "fmfi_threshold", { "102", "0.5", "x" } },
+		{ INGENS "idle_penalty", { "100", "-5", "1 2" } },
 	};
-	long vals[NR(ingens_knobs)];
+	/* Edges, taken. */
+	static const struct knob_set edges[] = {
+		{ INGENS "util_threshold", "100" }, { INGENS "util_threshold", "1\n" },
+		{ INGENS "fmfi_threshold", "0" }, { INGENS "fmfi_threshold", "101" },
+		{ INGENS "idle_penalty", "0" }, { INGENS "idle_penalty", "99" },
+	};
 	char buf[128];
-	unsigned int i, k;
 
-	for (k = 0; k < NR(ingens_knobs); k++)
-		vals[k] = sysfs_read_long(ingens_knobs[k]);
-	for (i = 0; i < NR(bad); i++) {
-		EXPECT_EQ(EINVAL, sysfs_write(bad[i].knob, bad[i].val))
-			TH_LOG("%s <- '%s' accepted", bad[i].knob, bad[i].val);
-		for (k = 0; k < NR(ingens_knobs); k++)
-			EXPECT_EQ(vals[k], sysfs_read_long(ingens_knobs[k]));
-	}
+	EXPECT_REFUSED(bad, knobs);
 	EXPECT_NE(0, sysfs_write(INGENS "fmfi", "10"));
 	EXPECT_GE(sysfs_read_long(INGENS "fmfi"), 0);
 	EXPECT_LE(sysfs_read_long(INGENS "fmfi"), 100);
-	/* Edges. */
-	EXPECT_EQ(0, sysfs_write(INGENS "util_threshold", "100"));
-	EXPECT_EQ(0, sysfs_write(INGENS "util_threshold", "1\n"));
-	EXPECT_EQ(0, sysfs_write(INGENS "fmfi_threshold", "0"));
-	EXPECT_EQ(0, sysfs_write(INGENS "fmfi_threshold", "101"));
-	EXPECT_EQ(0, sysfs_write(INGENS "idle_penalty", "0"));
-	EXPECT_EQ(0, sysfs_write(INGENS "idle_penalty", "99"));
+	EXPECT_KNOBS(edges);
 	EXPECT_EQ(99, sysfs_read_long(INGENS "idle_penalty"));
 
 	/* Both policies are listed and selectable. */

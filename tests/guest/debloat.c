@@ -38,6 +38,12 @@ static const char *const knobs[] = {
 };
 #define NR_DEBLOAT_KNOBS 5
 
+/* What the fixture sets, in this order. */
+static const struct knob_set setup_knobs[] = {
+	{ THP_SYSFS "enabled", "always" }, { DEBLOAT "enabled", "0" },
+	{ DEBLOAT "threshold", "256" },
+};
+
 enum { SCANNED, SPLIT, FREED, BYTES, NR_COUNTERS };
 static const char *const counter_names[NR_COUNTERS] = {
 	"hawkeye_debloat_thp_scanned", "hawkeye_debloat_thp_split",
@@ -220,10 +226,7 @@ FIXTURE(debloat) {};
 
 FIXTURE_SETUP(debloat)
 {
-	ASSERT_EQ(0, knobs_push(knobs, NR(knobs)));
-	ASSERT_EQ(0, write_file(THP_SYSFS "enabled", "always"));
-	ASSERT_EQ(0, sysfs_write(DEBLOAT "enabled", "0"));
-	ASSERT_EQ(0, sysfs_write(DEBLOAT "threshold", "256"));
+	ASSERT_KNOBS_PUSH(knobs, setup_knobs);
 }
 
 FIXTURE_TEARDOWN(debloat)

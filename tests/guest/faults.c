@@ -132,22 +132,20 @@ static const char *const knobs[] = {
 	PROMOTE "sample_window_ms", PROMOTE "scan_period_ms", PROMOTE "sleep_ms",
 };
 
+/* What the fixture sets, in this order (the policy last). */
+static const struct knob_set setup_knobs[] = {
+	{ THP_SYSFS "enabled", "madvise" }, { PREZERO "rate", "0" }, { PREZERO "enabled", "1" },
+	/* Memory in use is always above 2 %: recovery never stops. */
+	{ DEBLOAT "low_pct", "1" }, { DEBLOAT "high_pct", "2" }, { DEBLOAT "enabled", "1" },
+	{ PROMOTE "sample_window_ms", "100" }, { PROMOTE "scan_period_ms", "500" },
+	{ PROMOTE "sleep_ms", "100" }, { PROMOTE "policy", "hawkeye-g" },
+};
+
 FIXTURE_SETUP(faults)
 {
 	if (access(DEBUGFS "fail_page_alloc", F_OK))
 		SKIP(return, "no fault injection (CONFIG_FAIL_PAGE_ALLOC)");
-	ASSERT_EQ(0, knobs_push(knobs, NR(knobs)));
-	ASSERT_EQ(0, sysfs_write(THP_SYSFS "enabled", "madvise"));
-	ASSERT_EQ(0, sysfs_write(PREZERO "rate", "0"));
-	ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "1"));
-	/* Memory in use is always above 2 %: recovery never stops. */
-	ASSERT_EQ(0, sysfs_write(DEBLOAT "low_pct", "1"));
-	ASSERT_EQ(0, sysfs_write(DEBLOAT "high_pct", "2"));
-	ASSERT_EQ(0, sysfs_write(DEBLOAT "enabled", "1"));
-	ASSERT_EQ(0, sysfs_write(PROMOTE "sample_window_ms", "100"));
-	ASSERT_EQ(0, sysfs_write(PROMOTE "scan_period_ms", "500"));
-	ASSERT_EQ(0, sysfs_write(PROMOTE "sleep_ms", "100"));
-	ASSERT_EQ(0, sysfs_write(PROMOTE "policy", "hawkeye-g"));
+	ASSERT_KNOBS_PUSH(knobs, setup_knobs);
 }
 
 FIXTURE_TEARDOWN(faults)

@@ -14,6 +14,8 @@
 #include <unistd.h>
 #include <sys/mman.h>
 
+#include "kselftest_harness.h"
+
 #define PAGE_SZ 4096UL
 #define HPAGE_SZ (2UL << 20)
 #define THP_SYSFS "/sys/kernel/mm/transparent_hugepage/"
@@ -331,5 +333,72 @@ static inline void knobs_pop(void)
 			if (k[i].val[0])
 				sysfs_write(k[i].path, k[i].val);
 }
+
+/* A value a fixture or a test gives a knob. */
+struct knob_set {
+	const char *path;
+	const char *val;
+};
+
+/*
+ * In a test or a fixture: writes the values of the knob_set array @set in
+ * its order, each of which the kernel must take (ASSERT_KNOBS: the test
+ * stops at the first it refuses; EXPECT_KNOBS: it goes on), and names the
+ * knob and value it refused.
+ */
+#define __KNOBS(set, check) do {						\
+	for (unsigned int __k = 0; __k < NR(set); __k++) {			\
+		check(0, sysfs_write((set)[__k].path, (set)[__k].val))		\
+			TH_LOG("%s <- '%s' refused", (set)[__k].path, (set)[__k].val); \
+	}									\
+} while (0)
+#define ASSERT_KNOBS(set) __KNOBS(set, ASSERT_EQ)
+#define EXPECT_KNOBS(set) __KNOBS(set, EXPECT_EQ)
+
+/*
+ * A fixture's set-up, after selftests/mm's thp_push_settings(): saves the
+ * knobs of the path array @paths (knobs_push) and sets those of @set.
+ */
+#define ASSERT_KNOBS_PUSH(paths, set) do {					\
+	ASSERT_EQ(0, knobs_push(paths, NR(paths)));				\
+	ASSERT_KNOBS(set);							\
+} while (0)
+
+/* Values the kernel must refuse for a knob: up to 8, or to the first NULL. */
+struct knob_bad {
+	const char *path;
+	const char *vals[8];
+};
+
+/*
+ * Writes each value of bad[0..nbad), each of which the kernel must refuse
+ * with EINVAL, and expects after each write that every knob of
+ * watch[0..nwatch) reads back as it did before the first.
+ */
+static inline void expect_refused(struct __test_metadata *_metadata,
+				  const struct knob_bad *bad, unsigned int nbad,
+				  const char *const *watch, unsigned int nwatch)
+{
+	char was[KNOBS_MAX][128], now[128];
+
+	ASSERT_GE(KNOBS_MAX, nwatch);
+	for (unsigned int w = 0; w < nwatch; w++)
+		if (read_file(watch[w], was[w], sizeof(was[w])))
+			was[w][0] = '\0';
+	for (unsigned int b = 0; b < nbad; b++) {
+		for (unsigned int v = 0; v < NR(bad[b].vals) && bad[b].vals[v]; v++) {
+			EXPECT_EQ(EINVAL, sysfs_write(bad[b].path, bad[b].vals[v]))
+				TH_LOG("%s <- '%s' accepted", bad[b].path, bad[b].vals[v]);
+			for (unsigned int w = 0; w < nwatch; w++) {
+				if (read_file(watch[w], now, sizeof(now)))
+					now[0] = '\0';
+				EXPECT_STREQ(was[w], now) TH_LOG("%s changed", watch[w]);
+			}
+		}
+	}
+}
+
+/* In a test: expect_refused() of the arrays @bad and @watch. */
+#define EXPECT_REFUSED(bad, watch) expect_refused(_metadata, bad, NR(bad), watch, NR(watch))
 
 #endif

@@ -18,6 +18,11 @@ static const char *const knobs[] = {
 	THP_SYSFS "enabled",
 };
 
+/* What the fixture sets, in this order. */
+static const struct knob_set setup_knobs[] = {
+	{ PREZERO "rate", "0" }, { PREZERO "target_mb", "0" }, { PREZERO "nontemporal", "1" },
+};
+
 /* Fill len bytes with a non-zero pattern and free them again. */
 static void dirty_and_free(size_t len)
 {
@@ -108,10 +113,7 @@ FIXTURE(prezero) {};
 
 FIXTURE_SETUP(prezero)
 {
-	ASSERT_EQ(0, knobs_push(knobs, NR(knobs)));
-	ASSERT_EQ(0, sysfs_write(PREZERO "rate", "0"));
-	ASSERT_EQ(0, sysfs_write(PREZERO "target_mb", "0"));
-	ASSERT_EQ(0, sysfs_write(PREZERO "nontemporal", "1"));
+	ASSERT_KNOBS_PUSH(knobs, setup_knobs);
 }
 
 FIXTURE_TEARDOWN(prezero)

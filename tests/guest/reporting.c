@@ -48,6 +48,9 @@ static void churn(int secs)
 FIXTURE(reporting) {};
 
 static const char *const knobs[] = { PREZERO "rate", PREZERO "enabled" };
+static const struct knob_set setup_knobs[] = {
+	{ PREZERO "rate", "0" }, { PREZERO "enabled", "1" },
+};
 
 FIXTURE_SETUP(reporting)
 {
@@ -55,9 +58,7 @@ FIXTURE_SETUP(reporting)
 		SKIP(return, "not a HawkEye kernel");
 	if (!have_reporting_balloon())
 		SKIP(return, "no virtio-balloon (scripts/vm-run --balloon)");
-	ASSERT_EQ(0, knobs_push(knobs, NR(knobs)));
-	ASSERT_EQ(0, sysfs_write(PREZERO "rate", "0"));
-	ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "1"));
+	ASSERT_KNOBS_PUSH(knobs, setup_knobs);
 }
 
 FIXTURE_TEARDOWN(reporting)

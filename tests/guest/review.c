@@ -88,20 +88,32 @@ static char *map_freebsd(int regions)
 	return map_hugepage(regions * HPAGE_SZ);
 }
 
-/*
- * Region @r of @p reserved (page 0 written) and page 1 filled with 'A':
- * page 1's address; its PFN in *@pfn, and whether it is the reservation's
- * page 1 (next to page 0) in *@reserved.
- */
-static char *reserve_page1(char *p, int r, uint64_t *pfn, bool *reserved)
+/* Page 1 of a region of a freebsd mapping. */
+struct page1 {
+	char *addr;
+	uint64_t pfn;
+	bool reserved;	/* the reservation's page 1 (next to page 0) */
+};
+
+/* Region @r of @p reserved (page 0 written) and page 1 filled with 'A'. */
+static struct page1 reserve_page1(char *p, int r)
 {
-	char *page1 = p + r * HPAGE_SZ + PAGE_SZ;
+	struct page1 pg = { p + r * HPAGE_SZ + PAGE_SZ };
 
 	p[r * HPAGE_SZ] = 1;		/* makes the reservation */
-	memset(page1, 'A', PAGE_SZ);
-	*pfn = pfn_of(0, (unsigned long)page1);
-	*reserved = *pfn == pfn_of(0, (unsigned long)p + r * HPAGE_SZ) + 1;
-	return page1;
+	memset(pg.addr, 'A', PAGE_SZ);
+	pg.pfn = pfn_of(0, (unsigned long)pg.addr);
+	pg.reserved = pg.pfn == pfn_of(0, (unsigned long)p + r * HPAGE_SZ) + 1;
+	return pg;
+}
+
+/* Page 1 dropped (MADV_DONTNEED) and its address written again, 'B's: 0, or -1. */
+static int drop_and_rewrite(struct page1 *pg)
+{
+	if (madvise(pg->addr, PAGE_SZ, MADV_DONTNEED))
+		return -1;
+	memset(pg->addr, 'B', PAGE_SZ);
+	return 0;
 }
 
 /*
@@ -118,20 +130,17 @@ TEST_F_TIMEOUT(review, freebsd_reuses_no_page_a_pipe_holds, 120)
 	p = map_freebsd(regions);
 	ASSERT_NE(NULL, p);
 	for (r = 0; r < regions; r++) {
-		uint64_t pfn;
-		bool in;
-		char *page1 = reserve_page1(p, r, &pfn, &in);
-		struct iovec iov = { page1, PAGE_SZ };
+		struct page1 pg = reserve_page1(p, r);
+		struct iovec iov = { pg.addr, PAGE_SZ };
 		int fds[2];
 
-		reserved += in;
+		reserved += pg.reserved;
 		ASSERT_EQ(0, pipe(fds));
 		ASSERT_EQ(PAGE_SZ, vmsplice(fds[1], &iov, 1, 0));
-		ASSERT_EQ(0, madvise(page1, PAGE_SZ, MADV_DONTNEED));
-		memset(page1, 'B', PAGE_SZ);
+		ASSERT_EQ(0, drop_and_rewrite(&pg));
 		ASSERT_EQ(PAGE_SZ, read(fds[0], buf, PAGE_SZ));
 		kept += all_bytes(buf, 'A', PAGE_SZ);
-		EXPECT_EQ('B', page1[0]);
+		EXPECT_EQ('B', pg.addr[0]);
 		close(fds[0]);
 		close(fds[1]);
 	}
@@ -160,17 +169,14 @@ TEST_F(review, freebsd_reuses_no_pinned_page)
 	p = map_freebsd(regions);
 	ASSERT_NE(NULL, p);
 	for (r = 0; r < regions; r++) {
-		uint64_t pinned;
-		bool in;
-		char *page1 = reserve_page1(p, r, &pinned, &in);
-		struct iovec iov = { page1, PAGE_SZ };
+		struct page1 pg = reserve_page1(p, r);
+		struct iovec iov = { pg.addr, PAGE_SZ };
 
-		ASSERT_TRUE(in);
+		ASSERT_TRUE(pg.reserved);
 		ASSERT_EQ(0, syscall(__NR_io_uring_register, ring,
 				     IORING_REGISTER_BUFFERS, &iov, 1));
-		ASSERT_EQ(0, madvise(page1, PAGE_SZ, MADV_DONTNEED));
-		memset(page1, 'B', PAGE_SZ);
-		reused += pfn_of(0, (unsigned long)page1) == pinned;
+		ASSERT_EQ(0, drop_and_rewrite(&pg));
+		reused += pfn_of(0, (unsigned long)pg.addr) == pg.pfn;
 		ASSERT_EQ(0, syscall(__NR_io_uring_register, ring,
 				     IORING_UNREGISTER_BUFFERS, NULL, 0));
 	}
@@ -242,23 +248,20 @@ TEST_F_TIMEOUT(review, freebsd_reuses_no_page_under_direct_io, 120)
 	p = map_freebsd(regions);
 	ASSERT_NE(NULL, p);
 	for (r = 0; r < regions; r++) {
-		struct direct_read d = { fd };
+		struct page1 pg = reserve_page1(p, r);
+		struct direct_read d = { fd, pg.addr };
 		pthread_t thread;
-		uint64_t pinned;
-		bool in;
 		int ms;
 
-		d.buf = reserve_page1(p, r, &pinned, &in);
-		ASSERT_TRUE(in);
+		ASSERT_TRUE(pg.reserved);
 		/* Empties the throttle's bucket: the next read waits ~2 s. */
 		ASSERT_EQ(2 * PAGE_SZ, pread(fd, prime, 2 * PAGE_SZ, PAGE_SZ));
 		ASSERT_EQ(0, pthread_create(&thread, NULL, direct_read, &d));
 		for (ms = 0; ms < 1000 && reads_in_flight(dev) < 1; ms++)
 			sleep_ms(1);
 		ASSERT_EQ(1, reads_in_flight(dev));
-		ASSERT_EQ(0, madvise(d.buf, PAGE_SZ, MADV_DONTNEED));
-		memset(d.buf, 'B', PAGE_SZ);
-		reused += pfn_of(0, (unsigned long)d.buf) == pinned;
+		ASSERT_EQ(0, drop_and_rewrite(&pg));
+		reused += pfn_of(0, (unsigned long)pg.addr) == pg.pfn;
 		/* Still in flight after the write: the test proved something. */
 		raced += reads_in_flight(dev) == 1;
 		ASSERT_EQ(0, pthread_join(thread, NULL));
