@@ -109,10 +109,12 @@ static void forker(int out, double secs)
 			for (;;)
 				pause();
 		}
-		if (n % 16 == 0 && !kept[n / 16 % KEPT])
+		/* The newest are kept: born when registration always fails. */
+		if (n % 16 == 0) {
+			if (kept[n / 16 % KEPT])
+				kill(kept[n / 16 % KEPT], SIGKILL);
 			kept[n / 16 % KEPT] = pid;
-		else if (n % 16 == 0)
-			kill(pid, SIGKILL);
+		}
 		n++;
 		while (waitpid(-1, NULL, WNOHANG) > 0)
 			;
@@ -166,6 +168,7 @@ TEST_F_TIMEOUT(faults, failing_allocations_crash_nothing_and_unregister_no_one, 
 	long promote_failed = vmstat("hawkeye_promote_failed");
 	const double secs = 40;
 	pid_t pid, kept[KEPT];
+	bool aimed = false;
 	int fds[2], i;
 	double end;
 
@@ -184,6 +187,15 @@ TEST_F_TIMEOUT(faults, failing_allocations_crash_nothing_and_unregister_no_one, 
 	}
 	/* The policy changes every 5 s: its thread is made anew, marked again. */
 	for (i = 0, end = now_s() + secs; now_s() < end; i++) {
+		/*
+		 * For the last 10 s or so every registration at fork fails:
+		 * chance alone may fail none, and the newest children kept
+		 * are left for the thread to register.
+		 */
+		if (!aimed && now_s() >= end - 12) {
+			ASSERT_EQ(0, failslab_aim("__khugepaged_enter"));
+			aimed = true;
+		}
 		EXPECT_LE(3, mark_threads(true));
 		sleep(5);
 		if (i % 2)
@@ -198,7 +210,7 @@ TEST_F_TIMEOUT(faults, failing_allocations_crash_nothing_and_unregister_no_one, 
 	make_it_fail(pid, false);
 	ASSERT_EQ(0, fault_attr("fail_page_alloc", "min-order", "0"));
 	ASSERT_EQ(0, fault_attr("fail_page_alloc", "probability", "10"));
-	ASSERT_EQ(0, fault_attr("failslab", "probability", "10"));
+	ASSERT_EQ(0, inject("failslab", "10"));
 	for (end = now_s() + 15; now_s() < end; sleep(5))
 		EXPECT_LE(3, mark_threads(true));
 	fault_attr("failslab", "probability", "0");

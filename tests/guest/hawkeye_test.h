@@ -223,6 +223,59 @@ static inline long smaps_kb(void *addr, const char *field)
 	return pid_smaps_kb(getpid(), addr, field);
 }
 
+#define FAILSLAB "/sys/kernel/debug/failslab/"
+
+/* [start, end) of kernel function @name: its address, the next symbol's. */
+static inline int ksym_range(const char *name, unsigned long *start, unsigned long *end)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[256], sym[128], type;
+	unsigned long addr;
+
+	*start = *end = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx %c %127s", &addr, &type, sym) != 3)
+			continue;
+		if (*start && addr > *start) {
+			*end = addr;
+			break;
+		}
+		if (!*start && !strcmp(sym, name))
+			*start = addr;
+	}
+	if (f)
+		fclose(f);
+	return *start && *end ? 0 : -1;
+}
+
+/*
+ * Make every slab allocation fail that is made with kernel function @func
+ * on the stack (failslab's stack filter), or none when @func is NULL.
+ */
+static inline int failslab_aim(const char *func)
+{
+	unsigned long start = 0, end = 0;
+	char buf[32];
+
+	if (sysfs_write(FAILSLAB "probability", "0"))
+		return -1;
+	if (!func)
+		return 0;
+	if (ksym_range(func, &start, &end))
+		return -1;
+	snprintf(buf, sizeof(buf), "%#lx", start);
+	if (sysfs_write(FAILSLAB "require-start", buf))
+		return -1;
+	snprintf(buf, sizeof(buf), "%#lx", end);
+	return sysfs_write(FAILSLAB "require-end", buf) ||
+	       sysfs_write(FAILSLAB "ignore-gfp-wait", "N") ||
+	       sysfs_write(FAILSLAB "task-filter", "N") ||
+	       sysfs_write(FAILSLAB "verbose", "0") ||
+	       sysfs_write(FAILSLAB "interval", "1") ||
+	       sysfs_write(FAILSLAB "times", "-1") ||
+	       sysfs_write(FAILSLAB "probability", "100");
+}
+
 #define PFN_MASK ((1ULL << 55) - 1)
 
 /* pagemap entry of addr in pid (0: self): PFN, or 0 if not present. */

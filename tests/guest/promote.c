@@ -580,8 +580,11 @@ TEST_F_TIMEOUT(promote, hawkeye_pmu_promotes_for_the_highest_measured_overhead, 
 
 	/* A measured under the threshold: nobody gets anything. */
 	ASSERT_EQ(0, measure(a.pid, 150));
-	sleep_ms(1000);		/* a batch may be under way */
-	kb_a = rollup_kb(a.pid, "AnonHugePages");
+	/* A batch may be under way (seconds under load): let it end. */
+	end = now_s() + 30;
+	do
+		kb_a = rollup_kb(a.pid, "AnonHugePages");
+	while (!stays(a.pid, kb_a, 1000) && now_s() < end);
 	EXPECT_TRUE(stays(a.pid, kb_a, 3000));
 	EXPECT_EQ(0, rollup_kb(b.pid, "AnonHugePages"));
 	EXPECT_GT(proc_hawkeye(b.pid, "regions"), 0);
