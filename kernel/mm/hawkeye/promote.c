@@ -23,10 +23,6 @@
 #include <linux/freezer.h>
 #include <linux/hawkeye.h>
 #include <linux/kthread.h>
-#include <linux/list.h>
-#include <linux/sched/mm.h>
-#include <linux/seq_file.h>
-#include <linux/slab.h>
 #include <linux/sysfs.h>
 #include <linux/vmstat.h>
 
