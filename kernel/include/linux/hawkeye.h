@@ -3,9 +3,12 @@
  * HawkEye: huge page management (ASPLOS '19) on top of THP.
  *
  * The hooks the core mm calls. Each is a no-op when CONFIG_HAWKEYE is off.
- * Built in but disabled, each costs a static branch, after a page flag
- * test for those that look at a page's zero mark (hawkeye_take_zeroed(),
- * hawkeye_keep_from_reporting()).
+ * Built in but disabled, the allocator's and the fault path's cost a
+ * static branch (hawkeye_take_zeroed() also tests and clears a page's
+ * stale zero mark first). khugepaged calls hawkeye_promote_enter() and
+ * hawkeye_promote_exit() once per process: out of line, they return after
+ * a load or two under policy linux. hawkeye_proc_show() runs when
+ * /proc/<pid>/hawkeye is read.
  */
 #ifndef _LINUX_HAWKEYE_H
 #define _LINUX_HAWKEYE_H
@@ -79,6 +82,8 @@ static inline void hawkeye_check_zeroed(struct page *page, unsigned int order)
 }
 #endif
 
+void hawkeye_count_wasted(unsigned int order);
+
 /* Counts an allocation that had to be zeroed: pre-zeroed or not. */
 static inline void hawkeye_count_zeroing(unsigned int order, gfp_t gfp,
 					 bool prezeroed)
@@ -125,8 +130,6 @@ static inline bool hawkeye_promote_enabled(void)
 void hawkeye_promote_enter(struct mm_struct *mm);
 void hawkeye_promote_exit(struct mm_struct *mm);
 void hawkeye_proc_show(struct seq_file *m, struct mm_struct *mm);
-/* Collapse one anonymous 2 MB range with khugepaged's rules. */
-int hawkeye_collapse_anon_pmd(struct mm_struct *mm, unsigned long addr);
 
 DECLARE_STATIC_KEY_FALSE(hawkeye_base_fault_key);
 
@@ -146,12 +149,6 @@ static inline bool hawkeye_base_faults(void)
  * map a base page as usual.
  */
 vm_fault_t hawkeye_base_fault(struct vm_fault *vmf);
-/* Make a new folio anonymous for @vma at @address, mapped by nothing. */
-void hawkeye_folio_prepare_anon(struct folio *folio,
-				struct vm_area_struct *vma,
-				unsigned long address);
-/* A partially mapped folio on the deferred split queue is fully mapped. */
-void hawkeye_folio_fully_mapped(struct folio *folio);
 
 #else /* !CONFIG_HAWKEYE */
 
@@ -175,15 +172,18 @@ static inline bool hawkeye_tail_is_zeroed(void)
 	return false;
 }
 
-static inline bool hawkeye_debloat_enabled(void)
-{
-	return false;
-}
-
 static inline unsigned int hawkeye_max_ptes_none(struct mm_struct *mm,
 						 unsigned int max_ptes_none)
 {
 	return max_ptes_none;
+}
+
+static inline void hawkeye_check_zeroed(struct page *page, unsigned int order)
+{
+}
+
+static inline void hawkeye_count_wasted(unsigned int order)
+{
 }
 
 static inline void hawkeye_count_zeroing(unsigned int order, gfp_t gfp,

@@ -386,7 +386,7 @@ static void map_sample(struct hawkeye_mm *hm, unsigned long pass)
 /* Collapse @r as khugepaged would; false if the batch should stop. */
 static bool promote_region(struct hawkeye_mm *hm, struct hawkeye_region *r)
 {
-	int ret = hawkeye_collapse_anon_pmd(hm->mm, r->addr);
+	int ret = hpage_collapse_anon_pmd(hm->mm, r->addr);
 
 	trace_hawkeye_promote(hawkeye_mm_pid(hm), r->addr, r->bucket, r->ema,
 			      promote_measured(hm), ret);

@@ -104,7 +104,7 @@ bool hawkeye_mm_get(struct mm_struct *mm)
  *
  * Return: true for anonymous memory that may have PMD-sized THPs.
  */
-bool hawkeye_vma_promotable(struct vm_area_struct *vma)
+static bool hawkeye_vma_promotable(struct vm_area_struct *vma)
 {
 	return vma_is_anonymous(vma) &&
 	       thp_vma_allowable_order(vma, vma->vm_flags, TVA_ENFORCE_SYSFS,

@@ -459,6 +459,16 @@ static int debloat_thread_fn(void *unused)
 	return 0;
 }
 
+/**
+ * hawkeye_debloat_set_enabled - turn bloat recovery on or off
+ * @on: the new state
+ *
+ * Starts the recovery thread and then enables the static key, or disables
+ * the key and then stops the thread. Called by sysfs (debloat/enabled) and
+ * by the hawkeye_debloat= boot parameter.
+ *
+ * Return: 0, or the error of starting the thread (the state is unchanged).
+ */
 int hawkeye_debloat_set_enabled(bool on)
 {
 	int ret = 0;
@@ -480,7 +490,10 @@ out:
 	return ret;
 }
 
-/*
+/**
+ * __hawkeye_max_ptes_none - khugepaged's max_ptes_none for one process
+ * @mm: the process khugepaged scans
+ *
  * While memory is tight (low_pct or more in use), a range with as many
  * empty or zero-page PTEs as the bar of the last recovery episode would be
  * split again: khugepaged leaves it, in a process whose huge pages
@@ -492,6 +505,9 @@ out:
  * aggressive with huge pages until memory gets tight. The flip side is
  * bounded: recovery stops just below low_pct, and collapses stop again as
  * soon as they bring memory use back to low_pct.
+ *
+ * Return: the most empty or zero-page PTEs a collapse may have, before
+ * khugepaged's own knob (the caller takes the smaller).
  */
 unsigned int __hawkeye_max_ptes_none(struct mm_struct *mm)
 {
@@ -506,6 +522,12 @@ static bool debloat_watermarks_valid(unsigned int high, unsigned int low)
 	return low < high;
 }
 
+/**
+ * hawkeye_debloat_set_high_pct - set the watermark that starts recovery
+ * @pct: memory in use, in percent of MemTotal; sysfs checked its bounds
+ *
+ * Return: 0, or -EINVAL (nothing changed) unless it stays above low_pct.
+ */
 int hawkeye_debloat_set_high_pct(unsigned int pct)
 {
 	int ret = -EINVAL;
@@ -519,6 +541,12 @@ int hawkeye_debloat_set_high_pct(unsigned int pct)
 	return ret;
 }
 
+/**
+ * hawkeye_debloat_set_low_pct - set the watermark that ends recovery
+ * @pct: memory in use, in percent of MemTotal; sysfs checked its bounds
+ *
+ * Return: 0, or -EINVAL (nothing changed) unless it stays below high_pct.
+ */
 int hawkeye_debloat_set_low_pct(unsigned int pct)
 {
 	int ret = -EINVAL;
@@ -532,7 +560,14 @@ int hawkeye_debloat_set_low_pct(unsigned int pct)
 	return ret;
 }
 
-/* A new threshold is the bar at once. */
+/**
+ * hawkeye_debloat_set_threshold - set the zero-page bar of a new episode
+ * @nr: zero-filled base pages out of 512; sysfs checked its bounds
+ *
+ * The new threshold is also the bar at once, in a running episode too.
+ *
+ * Return: 0.
+ */
 int hawkeye_debloat_set_threshold(unsigned int nr)
 {
 	WRITE_ONCE(hawkeye_debloat.threshold, nr);
@@ -540,6 +575,12 @@ int hawkeye_debloat_set_threshold(unsigned int nr)
 	return 0;
 }
 
+/**
+ * hawkeye_debloat_current_threshold - the bar recovery splits at now
+ *
+ * Return: zero-filled base pages out of 512 that a THP needs to be split;
+ * lower than the threshold knob while an episode lasts.
+ */
 unsigned int hawkeye_debloat_current_threshold(void)
 {
 	return READ_ONCE(debloat_bar);

@@ -285,7 +285,7 @@ static vm_fault_t reserve_fault(struct vm_fault *vmf)
 		return 0;
 	}
 	/* The allocation's reference is the first mapping's. */
-	hawkeye_folio_prepare_anon(folio, vma, haddr);
+	folio_prepare_new_anon(folio, vma, haddr);
 	folio_add_anon_rmap_ptes(folio, page, 1, vma, addr, RMAP_EXCLUSIVE);
 	folio_add_lru_vma(folio, vma);
 	/* Partially mapped: memory pressure splits it, freeing the rest. */
@@ -427,7 +427,7 @@ static int reserve_promote(struct mm_struct *mm, unsigned long haddr)
 	set_pmd_at(mm, haddr, pmd, entry);
 	update_mmu_cache_pmd(vma, haddr, pmd);
 	spin_unlock(pmd_ptl);
-	hawkeye_folio_fully_mapped(folio);
+	folio_set_fully_mapped(folio);
 	count_vm_event(HAWKEYE_FREEBSD_PROMOTE_INPLACE);
 	ret = 0;
 	goto unlock;

@@ -34,7 +34,6 @@ struct vm_fault;
 /* common.c */
 int hawkeye_grab_user_mms(struct mm_struct ***out, int flag);
 bool hawkeye_mm_get(struct mm_struct *mm);
-bool hawkeye_vma_promotable(struct vm_area_struct *vma);
 int hawkeye_young_ptes(struct vm_area_struct *vma, unsigned long addr);
 
 /* THPs of a process and how many of them were accessed. */
@@ -265,7 +264,11 @@ struct hawkeye_rr {
 	u64 pmu_seq;			/* hawkeye-pmu: the process served last */
 };
 
-/* The per-process state a policy keeps (hawkeye_policy_ops.state). */
+/*
+ * The per-process state a policy keeps (hawkeye_policy_ops.state): a tag
+ * that records are compared by. The name is for a debugger; a member also
+ * gives each tag an address of its own.
+ */
 struct hawkeye_policy_state {
 	const char *name;
 };

@@ -177,22 +177,35 @@ static bool ingens_region(struct vm_area_struct *vma, unsigned long addr,
 				READ_ONCE(hawkeye_ingens.util_threshold));
 }
 
-/* Anonymous faults map base pages: the fault hook is on. */
+/**
+ * hawkeye_base_start - anonymous faults map base pages from now on
+ *
+ * The start hook of ingens and freebsd: turns the fault hook on.
+ */
 void hawkeye_base_start(void)
 {
 	static_branch_enable(&hawkeye_base_fault_key);
 }
 
+/**
+ * hawkeye_base_stop - anonymous faults may map huge pages again
+ *
+ * The stop hook of ingens and freebsd: turns the fault hook off.
+ */
 void hawkeye_base_stop(void)
 {
 	static_branch_disable(&hawkeye_base_fault_key);
 }
 
-/*
- * A base page fault under ingens or freebsd. A huge page fault would have
- * registered the process with khugepaged, and so with the promotion
- * thread: do it here (once the VMA has an anon_vma; the MMF_VM_HUGEPAGE
- * test makes it cheap after). VM_FAULT_FALLBACK: map a base page.
+/**
+ * hawkeye_base_register - register a process at a base page fault
+ * @vmf: the anonymous fault, under ingens or freebsd
+ *
+ * A huge page fault would have registered the process with khugepaged,
+ * and so with the promotion thread: do it here (once the VMA has an
+ * anon_vma; the MMF_VM_HUGEPAGE test makes it cheap after).
+ *
+ * Return: VM_FAULT_FALLBACK: the caller maps a base page.
  */
 vm_fault_t hawkeye_base_register(struct vm_fault *vmf)
 {
@@ -209,10 +222,13 @@ static struct folio *base_thp(pmd_t pmdval)
 	return pmd_folio(pmdval);
 }
 
-/*
- * Open (@pass 0) a sample window on a process: clear the accessed bits of
- * its huge pages. Close it: count them, and those not accessed meanwhile
- * (Ingens' idle pages).
+/**
+ * hawkeye_base_sample - the sample hook of ingens and freebsd
+ * @hm: the process
+ * @pass: 0 opens a sample window, any other value closes it
+ *
+ * Opening clears the accessed bits of the process's huge pages; closing
+ * counts them, and those not accessed meanwhile (Ingens' idle pages).
  */
 void hawkeye_base_sample(struct hawkeye_mm *hm, unsigned long pass)
 {
@@ -382,7 +398,7 @@ void hawkeye_base_show(struct seq_file *m, struct hawkeye_mm *hm)
 
 static int ingens_promote(struct mm_struct *mm, unsigned long addr)
 {
-	return hawkeye_collapse_anon_pmd(mm, addr);
+	return hpage_collapse_anon_pmd(mm, addr);
 }
 
 static const struct hawkeye_base_rules ingens_rules = {

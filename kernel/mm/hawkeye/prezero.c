@@ -240,6 +240,18 @@ static void prezero_stop_threads(void)
 		hawkeye_thread_stop(&prezero_threads[nid]);
 }
 
+/**
+ * hawkeye_prezero_set_enabled - turn pre-zeroing on or off
+ * @on: the new state
+ *
+ * On starts one zeroing thread per node with memory, enables the static
+ * key and moves zeroed blocks to the tails of the free lists; off
+ * disables the key and stops the threads (the marks stay, unused). Called
+ * by sysfs (prezero/enabled) and by the hawkeye_prezero= boot parameter.
+ *
+ * Return: 0, -EOPNOTSUPP where pre-zeroing cannot be correct (the reason
+ * is logged), or the error of starting a thread; the state is unchanged.
+ */
 int hawkeye_prezero_set_enabled(bool on)
 {
 	const char *why;
@@ -275,7 +287,14 @@ out:
 	return ret;
 }
 
-/* The knob table (sysfs.c) checked the bounds of these. */
+/**
+ * hawkeye_prezero_set_rate - set the zeroing threads' rate
+ * @rate: pages per second and node, 0 for no limit; sysfs checked its bounds
+ *
+ * Wakes the threads: at a low rate one may be asleep for minutes.
+ *
+ * Return: 0.
+ */
 int hawkeye_prezero_set_rate(unsigned int rate)
 {
 	int nid;
@@ -290,7 +309,13 @@ int hawkeye_prezero_set_rate(unsigned int rate)
 	return 0;
 }
 
-/* At most all of memory, which the table cannot know. */
+/**
+ * hawkeye_prezero_set_target_mb - set how much free memory to keep zeroed
+ * @mb: megabytes per node
+ *
+ * Return: 0, or -EINVAL (nothing changed) for more than all of memory,
+ * a bound the knob table cannot know.
+ */
 int hawkeye_prezero_set_target_mb(unsigned int mb)
 {
 	if (mb > (totalram_pages() >> (20 - PAGE_SHIFT)))
@@ -300,11 +325,15 @@ int hawkeye_prezero_set_target_mb(unsigned int mb)
 }
 
 #ifdef CONFIG_DEBUG_VM
-/*
- * A page handed out as pre-zeroed that is not zero: a lost write or a
- * stale mark. The first and last cache line of each subpage only: cheap
- * enough for every fault of a debug kernel, and what was written over a
- * zeroed page (a hibernation image, a stray store) shows there too.
+/**
+ * hawkeye_check_zeroed - check that a page handed out as pre-zeroed is zero
+ * @page: the first page of the allocation
+ * @order: its order
+ *
+ * A pre-zeroed page that is not zero is a lost write or a stale mark: warn
+ * once and zero it. The first and last cache line of each subpage only:
+ * cheap enough for every fault of a debug kernel, and what was written
+ * over a zeroed page (a hibernation image, a stray store) shows there too.
  */
 void hawkeye_check_zeroed(struct page *page, unsigned int order)
 {
@@ -326,6 +355,14 @@ void hawkeye_check_zeroed(struct page *page, unsigned int order)
 }
 #endif
 
+/**
+ * __hawkeye_count_zeroing - count an allocation that had to be zero
+ * @order: its order
+ * @gfp: its flags; only movable (user) memory is counted
+ * @prezeroed: whether it was pre-zeroed or the allocator zeroed it
+ *
+ * The hawkeye_fault_{prezeroed,sync_zero}_{4k,2m} events.
+ */
 void __hawkeye_count_zeroing(unsigned int order, gfp_t gfp, bool prezeroed)
 {
 	/* User memory is movable; page tables and the like are not counted. */
@@ -337,6 +374,18 @@ void __hawkeye_count_zeroing(unsigned int order, gfp_t gfp, bool prezeroed)
 	else if (order == HPAGE_PMD_ORDER)
 		count_vm_event(prezeroed ? HAWKEYE_FAULT_PREZEROED_2M :
 			       HAWKEYE_FAULT_SYNC_ZERO_2M);
+}
+
+/**
+ * hawkeye_count_wasted - count pre-zeroed pages zeroed for nothing
+ * @order: the order of an allocation that did not need zeroed memory
+ *
+ * The hawkeye_prezero_wasted event: an allocation that did not need zeroed
+ * memory (page cache, copy-on-write, kernel) took pre-zeroed pages.
+ */
+void hawkeye_count_wasted(unsigned int order)
+{
+	count_vm_events(HAWKEYE_PREZERO_WASTED, 1 << order);
 }
 
 #ifdef CONFIG_HIBERNATION

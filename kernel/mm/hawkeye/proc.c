@@ -27,7 +27,13 @@ static void proc_show_promote(struct seq_file *m, struct hawkeye_mm *hm)
 	seq_printf(m, "promote_failed %lu\n", failed);
 }
 
-/* /proc/<pid>/hawkeye of a process whose mm is @mm (NULL: none). */
+/**
+ * hawkeye_proc_show - /proc/<pid>/hawkeye
+ * @m: the seq_file
+ * @mm: the process's mm, on which the caller holds a reference, or NULL
+ *
+ * Each mechanism's part of the file, in turn.
+ */
 void hawkeye_proc_show(struct seq_file *m, struct mm_struct *mm)
 {
 	struct hawkeye_mm *hm = mm ? hawkeye_mm_find(mm) : NULL;

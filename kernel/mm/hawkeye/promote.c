@@ -10,7 +10,8 @@
  * process (registry.c), closes it sample_window_ms later, and every
  * sleep_ms it asks the policy to promote up to `batch` regions.
  *
- * Under linux fork and exit cost HawkEye nothing but a load. Only the
+ * Under linux, khugepaged's hawkeye_promote_enter() and _exit() of each
+ * process return after a load or two and register nothing. Only the
  * thread changes a process's policy state. It holds a process's mm_users
  * only for a bounded piece of work, never across a sleep: a process that
  * exits gives its memory back at once.
@@ -272,10 +273,12 @@ int hawkeye_promote_set_ms(unsigned int *knob, unsigned int ms)
 	return ret;
 }
 
-/*
- * The policy's estimate of @mm's MMU overhead, if it has one: true under
- * hawkeye-g and hawkeye-pmu once @mm has been sampled. The caller holds a
- * reference on mm_users.
+/**
+ * hawkeye_promote_overhead - the policy's estimate of a process's MMU overhead
+ * @mm: the process, on which the caller holds a reference on mm_users
+ * @overhead: where the estimate goes
+ *
+ * Return: true under hawkeye-g and hawkeye-pmu once @mm has been sampled.
  */
 bool hawkeye_promote_overhead(struct mm_struct *mm, unsigned long *overhead)
 {
@@ -295,9 +298,12 @@ bool hawkeye_promote_overhead(struct mm_struct *mm, unsigned long *overhead)
 	return known;
 }
 
-/*
- * @mm's measured MMU overhead (1/100 %) if the policy uses measurements
- * and it is recent, else -1. The caller holds a reference on mm_users.
+/**
+ * hawkeye_promote_measured - a process's measured MMU overhead
+ * @mm: the process, on which the caller holds a reference on mm_users
+ *
+ * Return: the overhead in 1/100 % if the policy uses measurements and it
+ * is recent, else -1.
  */
 int hawkeye_promote_measured(struct mm_struct *mm)
 {
@@ -316,9 +322,15 @@ int hawkeye_promote_measured(struct mm_struct *mm)
 	return measured;
 }
 
-/*
+/**
+ * hawkeye_base_fault - hand an anonymous base page fault to the policy
+ * @vmf: the fault
+ *
  * Called by do_anonymous_page() while the policy handles base page faults
- * (hawkeye_base_faults()). VM_FAULT_FALLBACK: map a base page as usual.
+ * (hawkeye_base_faults()).
+ *
+ * Return: the fault's result, or VM_FAULT_FALLBACK: map a base page as
+ * usual.
  */
 vm_fault_t hawkeye_base_fault(struct vm_fault *vmf)
 {

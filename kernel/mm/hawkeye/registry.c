@@ -131,15 +131,25 @@ static void registry_add(struct mm_struct *mm)
 	spin_unlock(&registry_lock);
 }
 
-/* Called by __khugepaged_enter() once for each mm that khugepaged will scan. */
+/**
+ * hawkeye_promote_enter - register a process with the promotion policy
+ * @mm: the process, on which the caller holds a reference on mm_users
+ *
+ * Called by __khugepaged_enter() once for each mm that khugepaged will
+ * scan. Under policy linux it returns after reading the policy.
+ */
 void hawkeye_promote_enter(struct mm_struct *mm)
 {
 	registry_add(mm);
 }
 
-/*
- * Called by __khugepaged_exit() from __mmput(): mm_users is zero. The
- * record goes with the thread's reference if it holds one.
+/**
+ * hawkeye_promote_exit - unregister a process that exits
+ * @mm: the process; mm_users is zero
+ *
+ * Called by __khugepaged_exit() from __mmput(). The record goes with the
+ * thread's reference if it holds one. While nothing is registered (policy
+ * linux) it returns after reading one counter.
  */
 void hawkeye_promote_exit(struct mm_struct *mm)
 {
