@@ -60,7 +60,7 @@ BOOT_TIMEOUT_S = 1200
 # release boot also has a virtio-balloon with free page reporting, and runs
 # the tests of pre-zeroing beside it (prezero after reporting: reporting
 # reorders the free lists while pre-zeroing is off between the two, and
-# faults then missed the pool until kernel patch 0022).
+# faults then missed the pool until kernel patch 0023).
 BOOTS = [
     ("", "debug", [], "*", ["last:transhuge-stress"], 120, ["--slow-disk", "--nodes", "2"]),
     ("+hawkeye", "release", ["hawkeye_prezero=1", "hawkeye_debloat=1"], ("reporting", "prezero"),
@@ -77,13 +77,23 @@ def run(cmd, **kw):
     return subprocess.run(cmd, check=True, **kw)
 
 
+def at_idle(cmd):
+    """cmd at SCHED_IDLE priority: on the CPU time the rest leaves."""
+    return ["chrt", "--idle", "0"] + cmd
+
+
+def prepare_tree():
+    """build/linux made from kernel/ once, before the two builds start
+    side by side (each would otherwise make it); as build-kernel does,
+    a tree holding unexported work is left alone."""
+    subprocess.run(["bash", "-c", ". scripts/lib.sh; case $(tree_state) in "
+                    "missing | stale) scripts/kernel-tree >&2 ;; esac"], cwd=REPO, check=True)
+
+
 def build_kernel(flavour, idle=False):
-    """Starts scripts/build-kernel; kernel_image() waits for its bzImage.
-    idle: at SCHED_IDLE priority, on the CPU time a running guest leaves."""
+    """Starts scripts/build-kernel; kernel_image() waits for its bzImage."""
     cmd = [os.path.join(REPO, "scripts", "build-kernel"), "--flavour", flavour]
-    if idle:
-        cmd = ["chrt", "--idle", "0"] + cmd
-    return subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+    return subprocess.Popen(at_idle(cmd) if idle else cmd, stdout=subprocess.PIPE, text=True)
 
 
 def kernel_image(build):
@@ -93,30 +103,34 @@ def kernel_image(build):
     return out.strip().splitlines()[-1]
 
 
-def build_upstream_selftests():
-    obj = os.path.join(BUILD, "obj-debug")
-    run(["make", "-s", "-C", KTREE, f"O={obj}", "headers"])
+def build_upstream_selftests(idle=False):
+    """The UAPI headers in an object directory of their own (they need no
+    .config, and the kernels' builds may be running in theirs)."""
+    obj = os.path.join(BUILD, "obj-headers")
+    wrap = at_idle if idle else (lambda cmd: cmd)
+    run(wrap(["make", "-s", "-C", KTREE, f"O={obj}", "headers"]))
     os.makedirs(SELFTESTS, exist_ok=True)
-    run(["make", "-s", "-C", os.path.join(KTREE, "tools/testing/selftests/mm"),
-         f"OUTPUT={SELFTESTS}", f"KHDR_INCLUDES=-isystem {obj}/usr/include", "-j2"]
-        + [os.path.join(SELFTESTS, name) for name, _, _ in UPSTREAM])
+    run(wrap(["make", "-s", "-C", os.path.join(KTREE, "tools/testing/selftests/mm"),
+              f"OUTPUT={SELFTESTS}", f"KHDR_INCLUDES=-isystem {obj}/usr/include", "-j2"]
+             + [os.path.join(SELFTESTS, name) for name, _, _ in UPSTREAM]))
 
 
-def build_guest_tests():
+def build_guest_tests(idle=False):
     """Our guest tests: tests/guest/*.c, on the kernel's kselftest harness."""
+    wrap = at_idle if idle else (lambda cmd: cmd)
     out = os.path.join(OUT, "guest")
     os.makedirs(out, exist_ok=True)
     selftests = os.path.join(KTREE, "tools/testing/selftests")
     built = []
     for src in sorted(glob.glob(os.path.join(REPO, "tests", "guest", "*.c"))):
         exe = os.path.join(out, os.path.basename(src)[:-2])
-        run(["cc", "-O2", "-g", "-Wall", "-Werror", "-D_GNU_SOURCE",
-             f"-I{selftests}", f"-I{os.path.join(REPO, 'tests', 'guest')}",
-             "-o", exe, src, "-lpthread"])
+        run(wrap(["cc", "-O2", "-g", "-Wall", "-Werror", "-D_GNU_SOURCE",
+                  f"-I{selftests}", f"-I{os.path.join(REPO, 'tests', 'guest')}",
+                  "-o", exe, src, "-lpthread"]))
         built.append(exe)
     # tools/hawkeye-pmud, next to them: promote.c runs it (no PMU in a VM).
-    run(["cc", "-O2", "-Wall", "-Wextra", "-Werror", "-o", os.path.join(OUT, "hawkeye-pmud"),
-         os.path.join(REPO, "tools", "hawkeye-pmud.c"), "-lpfm"])
+    run(wrap(["cc", "-O2", "-Wall", "-Wextra", "-Werror", "-o", os.path.join(OUT, "hawkeye-pmud"),
+              os.path.join(REPO, "tools", "hawkeye-pmud.c"), "-lpfm"]))
     return built
 
 
@@ -344,14 +358,18 @@ def main(argv):
     if a.deb:
         groups += run_deb()
     elif not a.host_only:
-        # The release kernel builds while the debug boot runs (a cold
-        # build takes 16 minutes of both cores; the KASAN guest leaves
-        # some idle), at idle priority so that the guest's vCPUs always
-        # come first.
-        images = {"debug": kernel_image(build_kernel("debug"))}
+        # Both kernels start building at once: the debug one first in
+        # line, the release one (a cold build takes 16 minutes of both
+        # cores) at idle priority, on what the debug build leaves (its
+        # serial link steps) and then on what the KASAN guest leaves, so
+        # the guest's vCPUs always come first. The test programs build at
+        # idle priority too, beside the debug kernel.
+        prepare_tree()
+        debug = build_kernel("debug")
         release = build_kernel("release", idle=True)
-        build_upstream_selftests()
-        guest_tests = build_guest_tests()
+        build_upstream_selftests(idle=True)
+        guest_tests = build_guest_tests(idle=True)
+        images = {"debug": kernel_image(debug)}
         for tag, flavour, append, ours, upstream, soak_s, vm_args in BOOTS:
             if flavour not in images:
                 images[flavour] = kernel_image(release)
