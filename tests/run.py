@@ -77,9 +77,9 @@ def run(cmd, **kw):
     return subprocess.run(cmd, check=True, **kw)
 
 
-def at_idle(cmd):
-    """cmd at SCHED_IDLE priority: on the CPU time the rest leaves."""
-    return ["chrt", "--idle", "0"] + cmd
+def at_idle(cmd, idle=True):
+    """cmd at SCHED_IDLE priority (if idle): on the CPU time the rest leaves."""
+    return ["chrt", "--idle", "0"] + cmd if idle else cmd
 
 
 def prepare_tree():
@@ -93,7 +93,7 @@ def prepare_tree():
 def build_kernel(flavour, idle=False):
     """Starts scripts/build-kernel; kernel_image() waits for its bzImage."""
     cmd = [os.path.join(REPO, "scripts", "build-kernel"), "--flavour", flavour]
-    return subprocess.Popen(at_idle(cmd) if idle else cmd, stdout=subprocess.PIPE, text=True)
+    return subprocess.Popen(at_idle(cmd, idle), stdout=subprocess.PIPE, text=True)
 
 
 def kernel_image(build):
@@ -107,30 +107,28 @@ def build_upstream_selftests(idle=False):
     """The UAPI headers in an object directory of their own (they need no
     .config, and the kernels' builds may be running in theirs)."""
     obj = os.path.join(BUILD, "obj-headers")
-    wrap = at_idle if idle else (lambda cmd: cmd)
-    run(wrap(["make", "-s", "-C", KTREE, f"O={obj}", "headers"]))
+    run(at_idle(["make", "-s", "-C", KTREE, f"O={obj}", "headers"], idle))
     os.makedirs(SELFTESTS, exist_ok=True)
-    run(wrap(["make", "-s", "-C", os.path.join(KTREE, "tools/testing/selftests/mm"),
-              f"OUTPUT={SELFTESTS}", f"KHDR_INCLUDES=-isystem {obj}/usr/include", "-j2"]
-             + [os.path.join(SELFTESTS, name) for name, _, _ in UPSTREAM]))
+    run(at_idle(["make", "-s", "-C", os.path.join(KTREE, "tools/testing/selftests/mm"),
+                 f"OUTPUT={SELFTESTS}", f"KHDR_INCLUDES=-isystem {obj}/usr/include", "-j2"]
+                + [os.path.join(SELFTESTS, name) for name, _, _ in UPSTREAM], idle))
 
 
 def build_guest_tests(idle=False):
     """Our guest tests: tests/guest/*.c, on the kernel's kselftest harness."""
-    wrap = at_idle if idle else (lambda cmd: cmd)
     out = os.path.join(OUT, "guest")
     os.makedirs(out, exist_ok=True)
     selftests = os.path.join(KTREE, "tools/testing/selftests")
     built = []
     for src in sorted(glob.glob(os.path.join(REPO, "tests", "guest", "*.c"))):
         exe = os.path.join(out, os.path.basename(src)[:-2])
-        run(wrap(["cc", "-O2", "-g", "-Wall", "-Werror", "-D_GNU_SOURCE",
-                  f"-I{selftests}", f"-I{os.path.join(REPO, 'tests', 'guest')}",
-                  "-o", exe, src, "-lpthread"]))
+        run(at_idle(["cc", "-O2", "-g", "-Wall", "-Werror", "-D_GNU_SOURCE",
+                     f"-I{selftests}", f"-I{os.path.join(REPO, 'tests', 'guest')}",
+                     "-o", exe, src, "-lpthread"], idle))
         built.append(exe)
     # tools/hawkeye-pmud, next to them: promote.c runs it (no PMU in a VM).
-    run(wrap(["cc", "-O2", "-Wall", "-Wextra", "-Werror", "-o", os.path.join(OUT, "hawkeye-pmud"),
-              os.path.join(REPO, "tools", "hawkeye-pmud.c"), "-lpfm"]))
+    run(at_idle(["cc", "-O2", "-Wall", "-Wextra", "-Werror", "-o", os.path.join(OUT, "hawkeye-pmud"),
+                 os.path.join(REPO, "tools", "hawkeye-pmud.c"), "-lpfm"], idle))
     return built
 
 
