@@ -298,6 +298,28 @@ static inline uint64_t pfn_of(int pid, unsigned long addr)
 	return (ent >> 63) ? (ent & PFN_MASK) : 0;
 }
 
+/* The /proc/kpageflags word of a page frame (root only), 0 if none. */
+static inline uint64_t kpageflags(uint64_t pfn)
+{
+	uint64_t flags = 0;
+	int fd = open("/proc/kpageflags", O_RDONLY);
+
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &flags, 8, pfn * 8) != 8)
+		flags = 0;
+	close(fd);
+	return flags;
+}
+
+/* Is the page at addr of pid part of a THP (a large anonymous folio)? */
+static inline bool is_thp(int pid, unsigned long addr)
+{
+	uint64_t pfn = pfn_of(pid, addr);
+
+	return pfn && ((kpageflags(pfn) >> KPF_THP) & 1);
+}
+
 /* An anonymous mapping of len bytes whose start is 2 MB aligned. */
 static inline char *map_aligned(size_t len)
 {

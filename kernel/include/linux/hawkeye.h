@@ -19,6 +19,7 @@
 #include <linux/mm_types.h>
 #include <linux/page-flags.h>
 
+struct mem_cgroup;
 struct seq_file;
 struct vm_fault;
 
@@ -101,12 +102,41 @@ static inline bool hawkeye_debloat_enabled(void)
 }
 
 unsigned int __hawkeye_max_ptes_none(struct mm_struct *mm);
+bool __hawkeye_memcg_recover(struct mem_cgroup *memcg, unsigned int nr_pages);
+
+/**
+ * struct hawkeye_memcg - HawkEye's state in a memory cgroup
+ * @debloat_off: memory.hawkeye.debloat is 0: recovery splits none of the
+ *	THPs charged to the cgroup or its descendants
+ * @active: a recovery episode runs for the cgroup's limit
+ * @bar: ... splitting THPs with at least this many zero-filled subpages
+ *
+ * Zeroed with the cgroup: recovery on, no episode.
+ */
+struct hawkeye_memcg {
+	bool debloat_off;
+	bool active;
+	unsigned int bar;
+};
+
+/*
+ * A charge to @memcg found it at memory.max, before reclaim: recover the
+ * bloat of the cgroup's THPs first. True if @nr_pages fit now.
+ */
+static inline bool hawkeye_memcg_recover(struct mem_cgroup *memcg,
+					 unsigned int nr_pages)
+{
+	return hawkeye_debloat_enabled() &&
+	       __hawkeye_memcg_recover(memcg, nr_pages);
+}
 
 /*
  * khugepaged's limit on empty or zero-page PTEs in an anonymous range of
  * @mm it collapses. While bloat recovery is on and memory is tight, a
  * range that recovery would split (threshold or more zero-filled subpages)
- * is not collapsed in a process whose huge pages recovery has split.
+ * is not collapsed in a process whose huge pages recovery has split; in a
+ * memory cgroup near its limit, nor is one whose collapse would take the
+ * cgroup's usage past where recovery starts.
  */
 static inline unsigned int hawkeye_max_ptes_none(struct mm_struct *mm,
 						 unsigned int max_ptes_none)
@@ -176,6 +206,12 @@ static inline unsigned int hawkeye_max_ptes_none(struct mm_struct *mm,
 						 unsigned int max_ptes_none)
 {
 	return max_ptes_none;
+}
+
+static inline bool hawkeye_memcg_recover(struct mem_cgroup *memcg,
+					 unsigned int nr_pages)
+{
+	return false;
 }
 
 static inline void hawkeye_check_zeroed(struct page *page, unsigned int order)

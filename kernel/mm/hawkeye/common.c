@@ -44,7 +44,7 @@ static int hawkeye_cmp_mm(const void *a, const void *b)
  */
 int hawkeye_grab_user_mms(struct mm_struct ***out, int flag)
 {
-	int max = nr_processes() + 16, nr = 0, i, n;
+	int max = nr_processes() + 16, nr = 0;
 	struct mm_struct **mms;
 	struct task_struct *p;
 
@@ -69,8 +69,22 @@ int hawkeye_grab_user_mms(struct mm_struct ***out, int flag)
 		task_unlock(t);
 	}
 	rcu_read_unlock();
+	return hawkeye_dedup_mms(mms, nr);
+}
 
-	/* Processes sharing an mm (CLONE_VM): keep one. */
+/**
+ * hawkeye_dedup_mms() - keep one of the processes that share an mm
+ * @mms: @nr mmgrab()bed mms, sorted in place
+ * @nr: how many
+ *
+ * Drops the extra references of mms that appear more than once (CLONE_VM).
+ *
+ * Return: the number of distinct mms left at the start of @mms.
+ */
+int hawkeye_dedup_mms(struct mm_struct **mms, int nr)
+{
+	int i, n;
+
 	sort(mms, nr, sizeof(*mms), hawkeye_cmp_mm, NULL);
 	for (i = 0, n = 0; i < nr; i++) {
 		if (n && mms[n - 1] == mms[i])

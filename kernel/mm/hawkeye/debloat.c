@@ -25,6 +25,16 @@
  * estimate is the share of a process's huge pages accessed (PMD young)
  * during a sampling window before each round.
  *
+ * Inside memory cgroups the same runs for each cgroup with a limit (the
+ * tighter of memory.high and memory.max) against its own usage, on the
+ * THPs charged to it only: the machine may have plenty free while a
+ * container runs into its limit. PSI adapts the start: under memory
+ * pressure (psi_pct) recovery starts at low_pct already, for the machine
+ * and for a cgroup. A charge that finds its cgroup at memory.max recovers
+ * in the charging task before reclaim runs (direct recovery), as far as
+ * it needs, and starts the cgroup's episode. khugepaged does not collapse
+ * what would take a cgroup past high_pct again (__hawkeye_max_ptes_none()).
+ *
  * See Documentation/admin-guide/mm/hawkeye.rst.
  */
 #define pr_fmt(fmt) "hawkeye: " fmt
@@ -34,6 +44,7 @@
 #include <linux/highmem.h>
 #include <linux/huge_mm.h>
 #include <linux/kthread.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/mmu_notifier.h>
 #include <linux/mutex.h>
@@ -51,9 +62,11 @@
 
 #include "hawkeye.h"
 
-#define DEBLOAT_POLL		HZ	/* idle: look at memory use every second */
+#define DEBLOAT_POLL		(HZ / 4)	/* idle: look at memory use this often */
 #define DEBLOAT_SAMPLE		HZ	/* accesses are sampled this long per round */
+#define DEBLOAT_MEMCG_SAMPLE	(HZ / 10)	/* ... in a cgroup nearing its limit */
 #define DEBLOAT_BATCH		16	/* most THPs examined per mmap_lock hold */
+#define DEBLOAT_DIRECT_BUDGET	256	/* most THPs a charge examines */
 
 DEFINE_STATIC_KEY_FALSE(hawkeye_debloat_key);
 
@@ -62,6 +75,7 @@ struct hawkeye_debloat_params hawkeye_debloat = {
 	.low_pct = 70,
 	.threshold = HPAGE_PMD_NR / 2,	/* at least 1 MB back per split */
 	.rate = 1000,
+	.psi_pct = 10,
 };
 
 static DEFINE_MUTEX(debloat_mutex);
@@ -79,9 +93,21 @@ struct debloat_mm {
 	int measured;		/* hawkeye-pmu's measurement, -1: none */
 };
 
+/*
+ * Where recovery works: the whole machine, or a memory cgroup (and its
+ * descendants) nearing its limit, from the thread or, directly, from a
+ * charge that found the cgroup at memory.max.
+ */
+struct debloat_domain {
+	struct mem_cgroup *memcg;	/* NULL: the machine */
+	unsigned int bar;		/* zero subpages worth a split */
+	unsigned long goal;		/* direct: the margin wanted, pages */
+	unsigned int budget;		/* direct: THPs left to examine */
+};
+
 /* The state of a scan of a process's THPs. */
 struct debloat_walk {
-	unsigned int threshold;	/* zero subpages worth a split */
+	struct debloat_domain *dom;
 	unsigned int budget;	/* THPs left to examine in this batch */
 	unsigned long next;	/* where the next batch starts */
 };
@@ -97,21 +123,69 @@ static unsigned long debloat_in_use(void)
 
 /*
  * Watermark hysteresis: recovery starts once more than @high percent of
- * @total pages are in use and goes on (@active) until less than @low are.
+ * @total pages are in use, or @low percent under memory pressure, and
+ * goes on (@active) until less than @low are.
  */
 static bool debloat_wanted(unsigned long in_use, unsigned long total,
-			   bool active, unsigned int high, unsigned int low)
+			   bool active, bool pressure, unsigned int high,
+			   unsigned int low)
 {
-	if (active)
+	if (active || pressure)
 		return (u64)in_use * 100 >= (u64)low * total;
 	return (u64)in_use * 100 > (u64)high * total;
 }
 
+/* Is PSI's memory pressure of @memcg (NULL: the machine) high enough? */
+static bool debloat_pressure(struct mem_cgroup *memcg)
+{
+	unsigned int pct = READ_ONCE(hawkeye_debloat.psi_pct);
+
+	return pct && hawkeye_memcg_psi(memcg) >= pct;
+}
+
+/* Should recovery run for @memcg's limit, or the machine's (NULL)? */
+static bool debloat_wanted_in(struct mem_cgroup *memcg, bool active)
+{
+	unsigned int high = READ_ONCE(hawkeye_debloat.high_pct);
+	unsigned int low = READ_ONCE(hawkeye_debloat.low_pct);
+	unsigned long in_use, total;
+	bool pressure;
+
+#ifdef CONFIG_MEMCG
+	if (memcg) {
+		total = hawkeye_memcg_limit(memcg);
+		if (total >= PAGE_COUNTER_MAX)
+			return false;
+		in_use = page_counter_read(&memcg->memory);
+	} else
+#endif
+	{
+		total = totalram_pages();
+		in_use = debloat_in_use();
+	}
+	if (debloat_wanted(in_use, total, active, false, high, low))
+		return true;
+	pressure = !active && debloat_pressure(memcg);
+	if (pressure && debloat_wanted(in_use, total, false, true, high, low)) {
+		count_vm_event(HAWKEYE_DEBLOAT_PSI_START);
+		return true;
+	}
+	return false;
+}
+
 static bool debloat_wanted_now(bool active)
 {
-	return debloat_wanted(debloat_in_use(), totalram_pages(), active,
-			      READ_ONCE(hawkeye_debloat.high_pct),
-			      READ_ONCE(hawkeye_debloat.low_pct));
+	return debloat_wanted_in(NULL, active);
+}
+
+/* Does recovery in @dom go on? */
+static bool debloat_goes_on(struct debloat_domain *dom)
+{
+#ifdef CONFIG_MEMCG
+	if (dom->goal)
+		return dom->budget && hawkeye_memcg_margin(dom->memcg) < dom->goal;
+#endif
+	return debloat_wanted_in(dom->memcg, true);
 }
 
 /*
@@ -236,6 +310,7 @@ static unsigned int debloat_zero_ptes(struct mm_struct *mm, pmd_t *pmd,
 static void debloat_split(struct mm_walk *walk, pmd_t *pmd, unsigned long addr,
 			  struct folio *folio)
 {
+	unsigned int zero;
 	int err;
 
 	if (!folio_trylock(folio))
@@ -246,12 +321,15 @@ static void debloat_split(struct mm_walk *walk, pmd_t *pmd, unsigned long addr,
 	folio_unlock(folio);
 	if (err)
 		return;
-	/* Only this thread writes it; khugepaged reads it locklessly. */
+	/* A hint for khugepaged, which reads it locklessly. */
 	WRITE_ONCE(walk->mm->hawkeye_debloat_splits,
 		   walk->mm->hawkeye_debloat_splits + 1);
+	/* The head page stays charged to the cgroup the THP was. */
+	count_memcg_folio_events(folio, HAWKEYE_DEBLOAT_THP_SPLIT, 1);
 	count_vm_event(HAWKEYE_DEBLOAT_THP_SPLIT);
-	count_vm_events(HAWKEYE_DEBLOAT_ZERO_PAGES_FREED,
-			debloat_zero_ptes(walk->mm, pmd, addr));
+	zero = debloat_zero_ptes(walk->mm, pmd, addr);
+	count_memcg_folio_events(folio, HAWKEYE_DEBLOAT_ZERO_PAGES_FREED, zero);
+	count_vm_events(HAWKEYE_DEBLOAT_ZERO_PAGES_FREED, zero);
 }
 
 /* Scanning: examine THPs, split those with enough zero-filled subpages. */
@@ -271,13 +349,16 @@ static int debloat_scan_pmd(pmd_t *pmd, unsigned long addr,
 
 	addr &= HPAGE_PMD_MASK;
 	if (!folio_contain_hwpoisoned_page(folio) &&
-	    debloat_worth_splitting(folio, dw->threshold, &bytes))
+	    hawkeye_memcg_recoverable(folio, dw->dom->memcg) &&
+	    debloat_worth_splitting(folio, dw->dom->bar, &bytes))
 		debloat_split(walk, pmd, addr, folio);
 	folio_put(folio);
 	count_vm_event(HAWKEYE_DEBLOAT_THP_SCANNED);
 	count_vm_events(HAWKEYE_DEBLOAT_BYTES_READ, bytes);
 
 	dw->next = addr + HPAGE_PMD_SIZE;
+	if (dw->dom->goal)
+		dw->dom->budget--;
 	/* Batch done: the caller drops mmap_lock and keeps to the rate. */
 	return --dw->budget ? 0 : 1;
 }
@@ -297,34 +378,44 @@ static const struct mm_walk_ops debloat_scan_ops = {
 /*
  * Examine all THPs of @mm, in batches of at most DEBLOAT_BATCH under
  * mmap_lock, at the configured rate. Returns false once recovery should
- * stop: memory use fell below the low watermark, or the thread is told to.
+ * stop: memory use fell below the low watermark (direct: the charge
+ * fits), or the thread is told to. Direct recovery is not rate-limited
+ * and only trylocks mmap_lock: the charging task may hold it.
  */
-static bool debloat_scan_mm(struct mm_struct *mm, ktime_t *next)
+static bool debloat_scan_mm(struct debloat_domain *dom, struct mm_struct *mm,
+			    ktime_t *next)
 {
-	struct debloat_walk dw = {};
+	struct debloat_walk dw = { .dom = dom };
 	int ret;
 
 	do {
 		unsigned int rate = READ_ONCE(hawkeye_debloat.rate);
 		unsigned int batch = DEBLOAT_BATCH;
 
-		if (kthread_should_stop() || !debloat_wanted_now(true))
+		if ((!dom->goal && kthread_should_stop()) ||
+		    !debloat_goes_on(dom))
 			return false;
 		/* Held for one batch: an exiting process frees its memory. */
 		if (!hawkeye_mm_get(mm))
 			return true;
 		/* About a tenth of a second's worth at a time. */
-		if (rate)
+		if (rate && !dom->goal)
 			batch = clamp(rate / 10, 1U, batch);
-		dw.budget = batch;
-		dw.threshold = READ_ONCE(debloat_bar);
-		mmap_read_lock(mm);
+		dw.budget = min(batch, dom->goal ? dom->budget : batch);
+		if (dom->goal) {
+			if (!mmap_read_trylock(mm)) {
+				mmput(mm);
+				return true;
+			}
+		} else {
+			mmap_read_lock(mm);
+		}
 		ret = walk_page_range(mm, dw.next, ULONG_MAX, &debloat_scan_ops, &dw);
 		mmap_read_unlock(mm);
 		mmput(mm);
 		/* No address space is held here: suspend may freeze us. */
-		hawkeye_throttle(next, batch - dw.budget,
-				 READ_ONCE(hawkeye_debloat.rate));
+		if (!dom->goal)
+			hawkeye_throttle(next, batch - dw.budget, rate);
 	} while (ret > 0);
 	return true;
 }
@@ -372,16 +463,19 @@ static int debloat_drop_idle(struct debloat_mm *mms, int nr)
 }
 
 /*
- * Every user process's mm (mmgrab()bed: the address space is not held),
- * in the array *@out (kvfree() it). Returns how many.
+ * The mm of every user process in @dom (mmgrab()bed: the address space is
+ * not held), in the array *@out (kvfree() it). Returns how many.
  */
-static int debloat_get_mms(struct debloat_mm **out)
+static int debloat_get_mms(struct debloat_domain *dom, struct debloat_mm **out)
 {
 	struct mm_struct **mms;
 	int i, nr;
 
 	*out = NULL;
-	nr = hawkeye_grab_user_mms(&mms, -1);
+	if (dom->memcg)
+		nr = hawkeye_memcg_grab_mms(dom->memcg, &mms);
+	else
+		nr = hawkeye_grab_user_mms(&mms, -1);
 	if (!nr)
 		return 0;
 	*out = kvcalloc(nr, sizeof(**out), GFP_KERNEL);
@@ -396,36 +490,38 @@ static int debloat_get_mms(struct debloat_mm **out)
 }
 
 /*
- * One round: sample every process's accesses for DEBLOAT_SAMPLE, then
- * examine their THPs, lowest estimated overhead first. Returns whether
- * recovery is still wanted.
+ * One round in @dom: sample every process's accesses for a window, then
+ * examine their THPs, lowest estimated overhead first. Direct recovery
+ * takes them as they come: sampling would block on mmap_lock and flush
+ * TLBs in the charging task. Returns whether recovery is still wanted.
  */
-static bool debloat_round(void)
+static bool debloat_round(struct debloat_domain *dom)
 {
 	ktime_t next = ktime_get();
 	struct debloat_mm *mms;
 	bool more = true;
 	int i, nr;
 
-	nr = debloat_get_mms(&mms);
-	for (i = 0; i < nr; i++)
-		debloat_sample_mm(&mms[i]);
-	nr = debloat_drop_idle(mms, nr);
-
-	schedule_timeout_interruptible(DEBLOAT_SAMPLE);
-	try_to_freeze();
-
-	for (i = 0; i < nr; i++)
-		debloat_sample_mm(&mms[i]);
-	nr = debloat_drop_idle(mms, nr);
-	sort(mms, nr, sizeof(*mms), debloat_cmp_overhead, NULL);
+	nr = debloat_get_mms(dom, &mms);
+	if (!dom->goal) {
+		for (i = 0; i < nr; i++)
+			debloat_sample_mm(&mms[i]);
+		nr = debloat_drop_idle(mms, nr);
+		schedule_timeout_interruptible(dom->memcg ? DEBLOAT_MEMCG_SAMPLE :
+							    DEBLOAT_SAMPLE);
+		try_to_freeze();
+		for (i = 0; i < nr; i++)
+			debloat_sample_mm(&mms[i]);
+		nr = debloat_drop_idle(mms, nr);
+		sort(mms, nr, sizeof(*mms), debloat_cmp_overhead, NULL);
+	}
 	for (i = 0; i < nr && more; i++)
-		more = debloat_scan_mm(mms[i].mm, &next);
+		more = debloat_scan_mm(dom, mms[i].mm, &next);
 
 	for (i = 0; i < nr; i++)
 		mmdrop(mms[i].mm);
 	kvfree(mms);
-	return more && debloat_wanted_now(true);
+	return more && debloat_goes_on(dom);
 }
 
 /* The bar after a full pass that left memory tight: half, >= @threshold / 8. */
@@ -434,30 +530,124 @@ static unsigned int debloat_lower_bar(unsigned int bar, unsigned int threshold)
 	return max3(bar / 2, threshold / 8, 1U);
 }
 
+/*
+ * One round of an episode of recovery in @dom, started (*@active) if it is
+ * wanted now; *@bar is the episode's. Returns whether a round ran.
+ */
+static bool debloat_episode(struct mem_cgroup *memcg, bool *active,
+			    unsigned int *bar)
+{
+	struct debloat_domain dom = { .memcg = memcg };
+	bool more;
+
+	if (!READ_ONCE(*active)) {
+		if (!debloat_wanted_in(memcg, false))
+			return false;
+		/* A new episode: the most bloated THPs first. */
+		WRITE_ONCE(*bar, READ_ONCE(hawkeye_debloat.threshold));
+		WRITE_ONCE(*active, true);
+		if (memcg)
+			count_vm_event(HAWKEYE_DEBLOAT_MEMCG_EPISODE);
+	}
+	dom.bar = READ_ONCE(*bar);
+	more = debloat_round(&dom);
+	if (more)
+		WRITE_ONCE(*bar, debloat_lower_bar(dom.bar,
+				READ_ONCE(hawkeye_debloat.threshold)));
+	WRITE_ONCE(*active, more);
+	return true;
+}
+
+/* A round in each memory cgroup that recovery is wanted in. */
+static bool debloat_memcgs(void)
+{
+	bool ran = false;
+#ifdef CONFIG_MEMCG
+	struct mem_cgroup *memcg;
+
+	for (memcg = mem_cgroup_iter(NULL, NULL, NULL); memcg;
+	     memcg = mem_cgroup_iter(NULL, memcg, NULL)) {
+		if (kthread_should_stop()) {
+			mem_cgroup_iter_break(NULL, memcg);
+			break;
+		}
+		if (mem_cgroup_is_root(memcg) ||
+		    READ_ONCE(memcg->hawkeye.debloat_off))
+			continue;
+		ran |= debloat_episode(memcg, &memcg->hawkeye.active,
+				       &memcg->hawkeye.bar);
+	}
+#endif
+	return ran;
+}
+
 static int debloat_thread_fn(void *unused)
 {
 	bool active = false;
 
 	set_freezable();
 	while (!kthread_should_stop()) {
+		bool ran;
+
 		try_to_freeze();
-		if (!active && debloat_wanted_now(false)) {
-			/* A new episode: the most bloated THPs first. */
-			WRITE_ONCE(debloat_bar, READ_ONCE(hawkeye_debloat.threshold));
-			active = true;
-		}
-		if (!active) {
+		ran = debloat_episode(NULL, &active, &debloat_bar);
+		ran |= debloat_memcgs();
+		if (!ran)
 			schedule_timeout_interruptible(DEBLOAT_POLL);
-			continue;
-		}
-		active = debloat_round();
-		if (active)
-			WRITE_ONCE(debloat_bar,
-				   debloat_lower_bar(READ_ONCE(debloat_bar),
-						     READ_ONCE(hawkeye_debloat.threshold)));
 	}
 	return 0;
 }
+
+#ifdef CONFIG_MEMCG
+/**
+ * __hawkeye_memcg_recover - direct recovery in a cgroup at memory.max
+ * @memcg: the cgroup whose memory.max a charge ran into
+ * @nr_pages: the charge
+ *
+ * Called by try_charge_memcg() before reclaim, in the charging task, where
+ * reclaim's THP shrinker (deferred_split_scan()) splits THPs too. Splits
+ * the cgroup's bloated THPs until the charge and a 2 MB more fit, from
+ * the current bar down to threshold / 8, examining DEBLOAT_DIRECT_BUDGET
+ * THPs at most; and starts the cgroup's episode for the thread to go on
+ * down to low_pct. mmap_lock and folios are only trylocked. Allocations
+ * meanwhile do not recurse into reclaim.
+ *
+ * Return: true if @nr_pages fit under memory.max now.
+ */
+bool __hawkeye_memcg_recover(struct mem_cgroup *memcg, unsigned int nr_pages)
+{
+	struct hawkeye_memcg *hm = &memcg->hawkeye;
+	unsigned int threshold = READ_ONCE(hawkeye_debloat.threshold);
+	struct debloat_domain dom = {
+		.memcg = memcg,
+		.goal = nr_pages + HPAGE_PMD_NR,
+		.budget = DEBLOAT_DIRECT_BUDGET,
+	};
+	unsigned int noreclaim;
+	bool fit;
+
+	/* Not for khugepaged's or promotion's collapses: no split to collapse. */
+	if (mem_cgroup_is_root(memcg) || READ_ONCE(hm->debloat_off) ||
+	    (current->flags & PF_KTHREAD))
+		return false;
+	if (!READ_ONCE(hm->active)) {
+		WRITE_ONCE(hm->bar, threshold);
+		WRITE_ONCE(hm->active, true);
+		count_vm_event(HAWKEYE_DEBLOAT_MEMCG_EPISODE);
+	}
+	count_vm_event(HAWKEYE_DEBLOAT_DIRECT);
+	dom.bar = READ_ONCE(hm->bar);
+	noreclaim = memalloc_noreclaim_save();
+	while (debloat_round(&dom) && dom.bar > max(threshold / 8, 1U))
+		dom.bar = debloat_lower_bar(dom.bar, threshold);
+	memalloc_noreclaim_restore(noreclaim);
+	fit = hawkeye_memcg_margin(memcg) >= nr_pages;
+	if (fit)
+		count_vm_event(HAWKEYE_DEBLOAT_DIRECT_FIT);
+	return fit;
+}
+#endif
+
 
 /**
  * hawkeye_debloat_set_enabled - turn bloat recovery on or off
@@ -490,6 +680,37 @@ out:
 	return ret;
 }
 
+/*
+ * In memory cgroups, a collapse grows the usage by the empty and zero-page
+ * PTEs it fills: it may take no cgroup with a limit (@mm's and its
+ * ancestors) past high_pct of that limit, where recovery would start;
+ * while an episode of recovery runs in one, nor may it have as many as
+ * the episode's bar, which would be split again.
+ */
+static unsigned int debloat_memcg_max_ptes_none(struct mm_struct *mm)
+{
+	unsigned long max = HPAGE_PMD_NR - 1;
+#ifdef CONFIG_MEMCG
+	unsigned int high = READ_ONCE(hawkeye_debloat.high_pct);
+	struct mem_cgroup *memcg, *m;
+
+	memcg = get_mem_cgroup_from_mm(mm);
+	for (m = memcg; m && !mem_cgroup_is_root(m); m = parent_mem_cgroup(m)) {
+		unsigned long limit = hawkeye_memcg_limit(m), start, usage;
+
+		if (limit >= PAGE_COUNTER_MAX || READ_ONCE(m->hawkeye.debloat_off))
+			continue;
+		start = div_u64((u64)limit * high, 100);
+		usage = page_counter_read(&m->memory);
+		max = min(max, start > usage ? start - usage : 0);
+		if (READ_ONCE(m->hawkeye.active))
+			max = min(max, max(READ_ONCE(m->hawkeye.bar), 1U) - 1UL);
+	}
+	mem_cgroup_put(memcg);
+#endif
+	return max;
+}
+
 /**
  * __hawkeye_max_ptes_none - khugepaged's max_ptes_none for one process
  * @mm: the process khugepaged scans
@@ -504,16 +725,19 @@ out:
  * costs nothing and khugepaged follows its own knobs, as HawkEye is
  * aggressive with huge pages until memory gets tight. The flip side is
  * bounded: recovery stops just below low_pct, and collapses stop again as
- * soon as they bring memory use back to low_pct.
+ * soon as they bring memory use back to low_pct. In memory cgroups with a
+ * limit, the cgroups' own rule applies too (debloat_memcg_max_ptes_none()).
  *
  * Return: the most empty or zero-page PTEs a collapse may have, before
  * khugepaged's own knob (the caller takes the smaller).
  */
 unsigned int __hawkeye_max_ptes_none(struct mm_struct *mm)
 {
-	if (!READ_ONCE(mm->hawkeye_debloat_splits) || !debloat_wanted_now(true))
-		return HPAGE_PMD_NR - 1;
-	return READ_ONCE(debloat_bar) - 1;
+	unsigned int max = HPAGE_PMD_NR - 1;
+
+	if (READ_ONCE(mm->hawkeye_debloat_splits) && debloat_wanted_now(true))
+		max = READ_ONCE(debloat_bar) - 1;
+	return min(max, debloat_memcg_max_ptes_none(mm));
 }
 
 /* The knob table (sysfs.c) checked the bounds: low < high remains. */

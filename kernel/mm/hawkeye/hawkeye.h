@@ -6,7 +6,8 @@
  *                 an address space, VMA eligibility, THP accessed-bit
  *                 sampling, the 2 MB region walks, the rate limit, threads
  *   prezero.c     asynchronous pre-zeroing
- *   debloat.c     bloat recovery
+ *   debloat.c     bloat recovery, of the machine and inside memory cgroups
+ *   memcg.c       memory cgroups: limits, pressure, memory.hawkeye.*
  *   registry.c    the processes promotion works on, a record each
  *   promote.c     promotion: the policy table and switch, the thread
  *   access_map.c  the hawkeye-g and hawkeye-pmu policies
@@ -33,6 +34,7 @@ struct vm_fault;
 
 /* common.c */
 int hawkeye_grab_user_mms(struct mm_struct ***out, int flag);
+int hawkeye_dedup_mms(struct mm_struct **mms, int nr);
 bool hawkeye_mm_get(struct mm_struct *mm);
 int hawkeye_young_ptes(struct vm_area_struct *vma, unsigned long addr);
 
@@ -153,6 +155,7 @@ struct hawkeye_debloat_params {
 	unsigned int low_pct;		/* ... and stop below this, < high_pct */
 	unsigned int threshold;		/* zero subpages that make a THP worth splitting */
 	unsigned int rate;		/* THPs examined per second, 0: no limit */
+	unsigned int psi_pct;		/* ... start at low_pct under this PSI, 0: never */
 };
 
 #define HAWKEYE_DEBLOAT_MAX_RATE	(1U << 20)
@@ -164,6 +167,33 @@ int hawkeye_debloat_set_high_pct(unsigned int pct);
 int hawkeye_debloat_set_low_pct(unsigned int pct);
 int hawkeye_debloat_set_threshold(unsigned int nr);
 unsigned int hawkeye_debloat_current_threshold(void);
+
+/* memcg.c */
+#ifdef CONFIG_MEMCG
+unsigned long hawkeye_memcg_limit(struct mem_cgroup *memcg);
+unsigned long hawkeye_memcg_margin(struct mem_cgroup *memcg);
+unsigned int hawkeye_memcg_psi(struct mem_cgroup *memcg);
+bool hawkeye_memcg_recoverable(struct folio *folio, struct mem_cgroup *domain);
+int hawkeye_memcg_grab_mms(struct mem_cgroup *memcg, struct mm_struct ***out);
+#else
+static inline unsigned int hawkeye_memcg_psi(struct mem_cgroup *memcg)
+{
+	return 0;
+}
+
+static inline bool hawkeye_memcg_recoverable(struct folio *folio,
+					     struct mem_cgroup *domain)
+{
+	return true;
+}
+
+static inline int hawkeye_memcg_grab_mms(struct mem_cgroup *memcg,
+					 struct mm_struct ***out)
+{
+	*out = NULL;
+	return 0;
+}
+#endif
 
 /* Promotion knobs; the thread reads them with READ_ONCE(). */
 struct hawkeye_promote_params {

@@ -20,6 +20,7 @@
 #include <linux/hawkeye.h>
 #include <linux/kthread.h>
 #include <linux/list.h>
+#include <linux/memcontrol.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -293,6 +294,8 @@ pid_t hawkeye_mm_pid(struct hawkeye_mm *hm)
 void hawkeye_mm_account(struct hawkeye_mm *hm, int result)
 {
 	count_vm_event(result ? HAWKEYE_PROMOTE_FAILED : HAWKEYE_PROMOTE_SUCCESS);
+	if (!result)
+		count_memcg_event_mm(hm->mm, HAWKEYE_PROMOTE_SUCCESS);
 	mutex_lock(&hm->lock);
 	if (result)
 		hm->promote_failed++;

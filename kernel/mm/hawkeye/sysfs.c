@@ -92,6 +92,7 @@ static struct hawkeye_knob debloat_knobs[] = {
 	KNOB(threshold, &hawkeye_debloat.threshold, 1, HPAGE_PMD_NR,
 	     .set = hawkeye_debloat_set_threshold),
 	KNOB(rate, &hawkeye_debloat.rate, 0, HAWKEYE_DEBLOAT_MAX_RATE),
+	KNOB(psi_pct, &hawkeye_debloat.psi_pct, 0, 100),
 };
 
 static int promote_set_scan_period_ms(unsigned int ms)

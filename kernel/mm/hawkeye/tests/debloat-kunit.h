@@ -111,21 +111,25 @@ static void debloat_test_worth_splitting(struct kunit *test)
 static void debloat_test_hysteresis(struct kunit *test)
 {
 	/* Idle: start only above the high watermark. */
-	KUNIT_EXPECT_FALSE(test, debloat_wanted(700, 1000, false, 85, 70));
-	KUNIT_EXPECT_FALSE(test, debloat_wanted(800, 1000, false, 85, 70));
-	KUNIT_EXPECT_FALSE(test, debloat_wanted(850, 1000, false, 85, 70));
-	KUNIT_EXPECT_TRUE(test, debloat_wanted(851, 1000, false, 85, 70));
+	KUNIT_EXPECT_FALSE(test, debloat_wanted(700, 1000, false, false, 85, 70));
+	KUNIT_EXPECT_FALSE(test, debloat_wanted(800, 1000, false, false, 85, 70));
+	KUNIT_EXPECT_FALSE(test, debloat_wanted(850, 1000, false, false, 85, 70));
+	KUNIT_EXPECT_TRUE(test, debloat_wanted(851, 1000, false, false, 85, 70));
 	/* Running: go on until below the low watermark. */
-	KUNIT_EXPECT_TRUE(test, debloat_wanted(851, 1000, true, 85, 70));
-	KUNIT_EXPECT_TRUE(test, debloat_wanted(800, 1000, true, 85, 70));
-	KUNIT_EXPECT_TRUE(test, debloat_wanted(700, 1000, true, 85, 70));
-	KUNIT_EXPECT_FALSE(test, debloat_wanted(699, 1000, true, 85, 70));
+	KUNIT_EXPECT_TRUE(test, debloat_wanted(851, 1000, true, false, 85, 70));
+	KUNIT_EXPECT_TRUE(test, debloat_wanted(800, 1000, true, false, 85, 70));
+	KUNIT_EXPECT_TRUE(test, debloat_wanted(700, 1000, true, false, 85, 70));
+	KUNIT_EXPECT_FALSE(test, debloat_wanted(699, 1000, true, false, 85, 70));
 	/* No overflow with large memory (64 TB of 4 KB pages). */
-	KUNIT_EXPECT_TRUE(test, debloat_wanted(1UL << 34, 1UL << 34, false, 85, 70));
-	KUNIT_EXPECT_FALSE(test, debloat_wanted(1UL << 33, 1UL << 34, false, 85, 70));
+	KUNIT_EXPECT_TRUE(test, debloat_wanted(1UL << 34, 1UL << 34, false, false, 85, 70));
+	KUNIT_EXPECT_FALSE(test, debloat_wanted(1UL << 33, 1UL << 34, false, false, 85, 70));
 	/* low 0 never stops, high 100 never starts. */
-	KUNIT_EXPECT_TRUE(test, debloat_wanted(0, 1000, true, 85, 0));
-	KUNIT_EXPECT_FALSE(test, debloat_wanted(1000, 1000, false, 100, 70));
+	KUNIT_EXPECT_TRUE(test, debloat_wanted(0, 1000, true, false, 85, 0));
+	KUNIT_EXPECT_FALSE(test, debloat_wanted(1000, 1000, false, false, 100, 70));
+	/* Under memory pressure: start at the low watermark already. */
+	KUNIT_EXPECT_FALSE(test, debloat_wanted(699, 1000, false, true, 85, 70));
+	KUNIT_EXPECT_TRUE(test, debloat_wanted(700, 1000, false, true, 85, 70));
+	KUNIT_EXPECT_TRUE(test, debloat_wanted(1000, 1000, false, true, 100, 70));
 }
 
 /* Bounds are the knob table's (sysfs.c); the pair's rule is the setters'. */

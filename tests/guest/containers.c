@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * HawkEye bloat recovery inside memory cgroups (cgroup v2), observed from
+ * user space: a process whose huge pages bloat it past its cgroup's
+ * memory.max while the machine has plenty free is not OOM-killed with
+ * recovery on (and is with it off, so the test can fail), never reclaims
+ * or swaps, and reads back every byte it wrote; only the pressured
+ * cgroup's THPs are split, a neighbour's are not; khugepaged does not
+ * collapse what would take a cgroup past where recovery starts; the
+ * per-cgroup counters of memory.stat count it; memory.hawkeye.debloat
+ * refuses bad input.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "hawkeye_test.h"
+
+#define CGROOT "/sys/fs/cgroup/"
+#define CG_A CGROOT "hawkeye-a/"
+#define CG_B CGROOT "hawkeye-b/"
+
+static const char *const knobs[] = {
+	DEBLOAT "enabled", DEBLOAT "high_pct", DEBLOAT "low_pct",
+	DEBLOAT "threshold", THP_SYSFS "enabled", THP_SYSFS "defrag",
+	KHUGEPAGED "scan_sleep_millisecs", KHUGEPAGED "max_ptes_none",
+};
+
+/* What the fixture sets, in this order: the machine's own watermarks stay. */
+static const struct knob_set setup_knobs[] = {
+	{ THP_SYSFS "enabled", "madvise" }, { THP_SYSFS "defrag", "madvise" },
+	{ DEBLOAT "threshold", "256" }, { DEBLOAT "enabled", "1" },
+	{ KHUGEPAGED "max_ptes_none", "511" },
+};
+
+/* A number in a cgroup file: a flat value or a "key value" line; -1: none. */
+static long cg_long(const char *cg, const char *file, const char *key)
+{
+	char path[128], buf[64];
+
+	snprintf(path, sizeof(path), "%s%s", cg, file);
+	if (key)
+		return keyed_value(path, key, ' ');
+	if (read_file(path, buf, sizeof(buf)))
+		return -1;
+	return atol(buf);
+}
+
+static int cg_write(const char *cg, const char *file, const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s%s", cg, file);
+	return sysfs_write(path, val);
+}
+
+/* A fresh cgroup: removed with whatever it held, made again. */
+static int cg_make(const char *cg)
+{
+	rmdir(cg);
+	return mkdir(cg, 0755);
+}
+
+/* Fork a child that moves itself into @cg and runs @fn(arg); its pid. */
+static pid_t cg_run(const char *cg, int (*fn)(long), long arg)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		char me[16];
+
+		snprintf(me, sizeof(me), "%d", getpid());
+		if (cg_write(cg, "cgroup.procs", me))
+			_exit(3);
+		_exit(fn(arg));
+	}
+	return pid;
+}
+
+/* The byte a test writes at offset @i of its mappings. */
+static unsigned char byte_at(size_t i)
+{
+	return pattern(i / PAGE_SZ, 7);
+}
+
+/*
+ * The workload: @sparse_mb of huge-page memory with one byte written in
+ * each 2 MB (a THP each at fault), then 120 MB written densely; then every
+ * byte is read back. Exit 0 if all is as written, 2 if not.
+ */
+#define DENSE_MB 120
+static int bloat_then_grow(long sparse_mb)
+{
+	size_t slen = sparse_mb * MB, dlen = DENSE_MB * MB, i;
+	unsigned char *s, *d;
+
+	s = (unsigned char *)map_aligned(slen);
+	d = (unsigned char *)map_aligned(dlen);
+	if (!s || !d)
+		return 4;
+	madvise(s, slen, MADV_HUGEPAGE);
+	madvise(d, dlen, MADV_HUGEPAGE);
+	for (i = 0; i < slen; i += HPAGE_SZ)
+		s[i + 100] = byte_at(i);
+	for (i = 0; i < dlen; i += 64)
+		d[i] = byte_at(i);
+	for (i = 0; i < slen; i++)
+		if (s[i] != (i % HPAGE_SZ == 100 ? byte_at(i - 100) : 0))
+			return 2;
+	for (i = 0; i < dlen; i++)
+		if (d[i] != (i % 64 ? 0 : byte_at(i)))
+			return 2;
+	return 0;
+}
+
+/* A neighbour: @mb of THPs, one byte written in each, then it waits. */
+static int sparse_and_wait(long mb)
+{
+	size_t len = mb * MB;
+	char *p = map_aligned(len);
+
+	if (!p)
+		return 4;
+	madvise(p, len, MADV_HUGEPAGE);
+	for (size_t i = 0; i < len; i += HPAGE_SZ)
+		p[i] = 1;
+	pause();
+	return 0;
+}
+
+/* Wait for @pid: its exit status, or 128 + the signal that killed it. */
+static int wait_status(pid_t pid)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+FIXTURE(containers) {
+	int unused;
+};
+
+FIXTURE_SETUP(containers)
+{
+	char buf[256] = "";
+
+	if (access(CGROOT "cgroup.controllers", F_OK))
+		mount("none", CGROOT, "cgroup2", 0, NULL);
+	if (read_file(CGROOT "cgroup.controllers", buf, sizeof(buf)) ||
+	    !strstr(buf, "memory"))
+		SKIP(return, "no cgroup v2 memory controller");
+	ASSERT_EQ(0, write_file(CGROOT "cgroup.subtree_control", "+memory"));
+	ASSERT_EQ(0, cg_make(CG_A));
+	ASSERT_EQ(0, cg_make(CG_B));
+	if (access(CG_A "memory.hawkeye.debloat", F_OK))
+		SKIP(return, "no memory.hawkeye.debloat in this kernel");
+	ASSERT_KNOBS_PUSH(knobs, setup_knobs);
+}
+
+FIXTURE_TEARDOWN(containers)
+{
+	knobs_pop();
+	rmdir(CG_A);
+	rmdir(CG_B);
+}
+
+/*
+ * memory.max = 160 MB; the workload needs 121 MB in 4 KB pages but 260 MB
+ * in THPs (140 MB of them sparse). Recovery on: not killed, no reclaim,
+ * no swap, all data back, THPs split in the cgroup. The sparse THPs of a
+ * neighbour cgroup with no limit stay. Recovery off for the cgroup (and
+ * no swap): OOM-killed.
+ */
+TEST_F_TIMEOUT(containers, recovery_saves_a_bloated_container, 300)
+{
+	long split0 = vmstat("hawkeye_debloat_thp_split");
+	long direct0 = vmstat("hawkeye_debloat_direct");
+	pid_t a, b;
+	int st;
+
+	ASSERT_EQ(0, cg_write(CG_A, "memory.max", "160M"));
+	b = cg_run(CG_B, sparse_and_wait, 40);
+	ASSERT_LT(0, b);
+	for (int t = 0; t < 100 && rollup_kb(b, "AnonHugePages") < 40960; t++)
+		sleep_ms(50);
+	ASSERT_EQ(40960, rollup_kb(b, "AnonHugePages"));
+
+	a = cg_run(CG_A, bloat_then_grow, 140);
+	ASSERT_LT(0, a);
+	st = wait_status(a);
+	TH_LOG("recovery on: status %d, peak %ld kB of 163840, THPs split %ld (direct %ld), "
+	       "zero pages freed %ld, pgscan %ld, oom_kill %ld, swap %ld kB",
+	       st, cg_long(CG_A, "memory.peak", NULL) / 1024,
+	       cg_long(CG_A, "memory.stat", "hawkeye_debloat_thp_split"),
+	       vmstat("hawkeye_debloat_direct") - direct0,
+	       cg_long(CG_A, "memory.stat", "hawkeye_debloat_zero_pages_freed"),
+	       cg_long(CG_A, "memory.stat", "pgscan"),
+	       cg_long(CG_A, "memory.events", "oom_kill"),
+	       cg_long(CG_A, "memory.swap.peak", NULL) / 1024);
+	EXPECT_EQ(0, st);
+	EXPECT_EQ(0, cg_long(CG_A, "memory.events", "oom_kill"));
+	EXPECT_LT(0, cg_long(CG_A, "memory.stat", "hawkeye_debloat_thp_split"));
+	EXPECT_LT(256 * cg_long(CG_A, "memory.stat", "hawkeye_debloat_thp_split"),
+		  cg_long(CG_A, "memory.stat", "hawkeye_debloat_zero_pages_freed"));
+	EXPECT_EQ(0, cg_long(CG_A, "memory.stat", "pgscan"));
+	EXPECT_EQ(0, cg_long(CG_A, "memory.swap.peak", NULL));
+
+	/* The neighbour: no limit, nothing split, though as sparse. */
+	EXPECT_EQ(40960, rollup_kb(b, "AnonHugePages"));
+	EXPECT_EQ(0, cg_long(CG_B, "memory.stat", "hawkeye_debloat_thp_split"));
+	EXPECT_LE(split0 + cg_long(CG_A, "memory.stat", "hawkeye_debloat_thp_split"),
+		  vmstat("hawkeye_debloat_thp_split"));
+	kill(b, SIGKILL);
+	waitpid(b, NULL, 0);
+
+	/* Recovery off in the cgroup, no swap: the OOM killer. */
+	ASSERT_EQ(0, rmdir(CG_A));
+	ASSERT_EQ(0, mkdir(CG_A, 0755));
+	ASSERT_EQ(0, cg_write(CG_A, "memory.max", "160M"));
+	ASSERT_EQ(0, cg_write(CG_A, "memory.swap.max", "0"));
+	ASSERT_EQ(0, cg_write(CG_A, "memory.hawkeye.debloat", "0"));
+	a = cg_run(CG_A, bloat_then_grow, 140);
+	ASSERT_LT(0, a);
+	st = wait_status(a);
+	TH_LOG("recovery off: status %d, oom_kill %ld, THPs split %ld", st,
+	       cg_long(CG_A, "memory.events", "oom_kill"),
+	       cg_long(CG_A, "memory.stat", "hawkeye_debloat_thp_split"));
+	EXPECT_EQ(128 + SIGKILL, st);
+	EXPECT_LT(0, cg_long(CG_A, "memory.events", "oom_kill"));
+	EXPECT_EQ(0, cg_long(CG_A, "memory.stat", "hawkeye_debloat_thp_split"));
+}
+
+/*
+ * khugepaged in a cgroup near its limit: a range whose collapse fits below
+ * high_pct of the limit is collapsed, one that would cross it is not. The
+ * process sets its cgroup's memory.max so that 200 pages are left below
+ * high_pct, then asks for huge pages on a range with 500 of 512 pages in
+ * use and one with 100. Exit 0 if only the first was collapsed; +10 if it
+ * was not, +20 if the second was.
+ */
+static int near_the_limit(long high_pct)
+{
+	size_t dense = 60 * MB, i;
+	char *d, *r, max[32];
+	long usage;
+
+	d = map_aligned(dense);
+	r = map_aligned(2 * HPAGE_SZ);
+	if (!d || !r)
+		return 4;
+	madvise(d, dense, MADV_NOHUGEPAGE);
+	madvise(r, 2 * HPAGE_SZ, MADV_NOHUGEPAGE);
+	for (i = 0; i < dense; i += PAGE_SZ)
+		d[i] = 1;
+	for (i = 0; i < 500; i++)
+		r[i * PAGE_SZ] = 1;
+	for (i = 0; i < 100; i++)
+		r[HPAGE_SZ + i * PAGE_SZ] = 1;
+	usage = cg_long(CG_A, "memory.current", NULL);
+	snprintf(max, sizeof(max), "%ld",
+		 (usage + 200 * (long)PAGE_SZ) * 100 / high_pct / PAGE_SZ * PAGE_SZ);
+	if (usage <= 0 || cg_write(CG_A, "memory.max", max))
+		return 5;
+	madvise(r, 2 * HPAGE_SZ, MADV_HUGEPAGE);
+	for (int t = 0; t < 400 && !is_thp(0, (unsigned long)r); t++)
+		sleep_ms(50);
+	sleep_ms(3000);		/* khugepaged passes the second range again */
+	return (is_thp(0, (unsigned long)r) ? 0 : 10) +
+	       (is_thp(0, (unsigned long)r + HPAGE_SZ) ? 20 : 0);
+}
+
+TEST_F_TIMEOUT(containers, no_collapse_past_the_start, 120)
+{
+	pid_t a;
+	int st;
+
+	ASSERT_EQ(0, sysfs_write(KHUGEPAGED "scan_sleep_millisecs", "100"));
+	a = cg_run(CG_A, near_the_limit, sysfs_read_long(DEBLOAT "high_pct"));
+	ASSERT_LT(0, a);
+	st = wait_status(a);
+	TH_LOG("status %d (10: the 500-page range stayed small, 20: the 100-page "
+	       "one was collapsed), usage %ld of %ld kB", st,
+	       cg_long(CG_A, "memory.current", NULL) / 1024,
+	       cg_long(CG_A, "memory.max", NULL) / 1024);
+	EXPECT_EQ(0, st);
+}
+
+TEST_F(containers, debloat_file_refuses_bad_input)
+{
+	static const char *const bad[] = { "2", "-1", "x", "1 1" };
+
+	EXPECT_NE(0, access(CGROOT "memory.hawkeye.debloat", F_OK));
+	EXPECT_EQ(1, cg_long(CG_A, "memory.hawkeye.debloat", NULL));
+	for (unsigned int i = 0; i < NR(bad); i++) {
+		EXPECT_NE(0, cg_write(CG_A, "memory.hawkeye.debloat", bad[i]))
+			TH_LOG("'%s' taken", bad[i]);
+		EXPECT_EQ(1, cg_long(CG_A, "memory.hawkeye.debloat", NULL));
+	}
+	EXPECT_EQ(0, cg_write(CG_A, "memory.hawkeye.debloat", "0"));
+	EXPECT_EQ(0, cg_long(CG_A, "memory.hawkeye.debloat", NULL));
+	EXPECT_NE(0, cg_write(CG_A, "memory.hawkeye.debloat", "7"));
+	EXPECT_EQ(0, cg_long(CG_A, "memory.hawkeye.debloat", NULL));
+	EXPECT_EQ(0, cg_write(CG_A, "memory.hawkeye.debloat", "1\n"));
+	EXPECT_EQ(1, cg_long(CG_A, "memory.hawkeye.debloat", NULL));
+	/* The counters are in memory.stat, hierarchical. */
+	EXPECT_LE(0, cg_long(CG_A, "memory.stat", "hawkeye_debloat_thp_split"));
+	EXPECT_LE(0, cg_long(CG_A, "memory.stat", "hawkeye_debloat_zero_pages_freed"));
+	EXPECT_LE(0, cg_long(CG_A, "memory.stat", "hawkeye_promote_success"));
+	EXPECT_LE(0, cg_long(CGROOT, "memory.stat", "hawkeye_debloat_thp_split"));
+}
+
+TEST_HARNESS_MAIN
