@@ -6,9 +6,10 @@
  * recovery on (and is with it off, so the test can fail), never reclaims
  * or swaps, and reads back every byte it wrote; only the pressured
  * cgroup's THPs are split, a neighbour's are not; khugepaged does not
- * collapse what would take a cgroup past where recovery starts; the
- * per-cgroup counters of memory.stat count it; memory.hawkeye.debloat
- * refuses bad input.
+ * collapse what would take a cgroup past where recovery starts; moving
+ * the process between cgroups and removing cgroups meanwhile loses
+ * nothing; the per-cgroup counters of memory.stat count it;
+ * memory.hawkeye.debloat refuses bad input.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,7 +29,8 @@
 static const char *const knobs[] = {
 	DEBLOAT "enabled", DEBLOAT "high_pct", DEBLOAT "low_pct",
 	DEBLOAT "threshold", THP_SYSFS "enabled", THP_SYSFS "defrag",
-	KHUGEPAGED "scan_sleep_millisecs", KHUGEPAGED "max_ptes_none",
+	KHUGEPAGED "scan_sleep_millisecs", KHUGEPAGED "alloc_sleep_millisecs",
+	KHUGEPAGED "max_ptes_none",
 };
 
 /* What the fixture sets, in this order: the machine's own watermarks stay. */
@@ -36,6 +38,8 @@ static const struct knob_set setup_knobs[] = {
 	{ THP_SYSFS "enabled", "madvise" }, { THP_SYSFS "defrag", "madvise" },
 	{ DEBLOAT "threshold", "256" }, { DEBLOAT "enabled", "1" },
 	{ KHUGEPAGED "max_ptes_none", "511" },
+	{ KHUGEPAGED "scan_sleep_millisecs", "10000" },
+	{ KHUGEPAGED "alloc_sleep_millisecs", "100" },
 };
 
 /* A number in a cgroup file: a flat value or a "key value" line; -1: none. */
@@ -167,6 +171,8 @@ FIXTURE_SETUP(containers)
 FIXTURE_TEARDOWN(containers)
 {
 	knobs_pop();
+	rmdir(CG_A "x");
+	rmdir(CG_A "y");
 	rmdir(CG_A);
 	rmdir(CG_B);
 }
@@ -278,6 +284,8 @@ static int near_the_limit(long high_pct)
 
 TEST_F_TIMEOUT(containers, no_collapse_past_the_start, 120)
 {
+	long alloc0 = vmstat("thp_collapse_alloc");
+	long none0 = vmstat("thp_scan_exceed_none_pte");
 	pid_t a;
 	int st;
 
@@ -286,10 +294,64 @@ TEST_F_TIMEOUT(containers, no_collapse_past_the_start, 120)
 	ASSERT_LT(0, a);
 	st = wait_status(a);
 	TH_LOG("status %d (10: the 500-page range stayed small, 20: the 100-page "
-	       "one was collapsed), usage %ld of %ld kB", st,
-	       cg_long(CG_A, "memory.current", NULL) / 1024,
-	       cg_long(CG_A, "memory.max", NULL) / 1024);
+	       "one was collapsed), memory.max %ld kB; collapses +%ld, refused for "
+	       "empty PTEs +%ld", st, cg_long(CG_A, "memory.max", NULL) / 1024,
+	       vmstat("thp_collapse_alloc") - alloc0,
+	       vmstat("thp_scan_exceed_none_pte") - none0);
 	EXPECT_EQ(0, st);
+}
+
+/*
+ * Recovery and promotion racing cgroup changes: the limit is on a parent,
+ * the workload runs three times in a child cgroup while it is moved
+ * between two children every few milliseconds and a third child is made
+ * and removed. Nothing is lost (it reads back every byte), nobody is
+ * OOM-killed; KASAN and kmemleak (debug kernel) watch the rest.
+ */
+static int bloat_three_times(long sparse_mb)
+{
+	for (int i = 0; i < 3; i++) {
+		int ret = bloat_then_grow(sparse_mb);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+TEST_F_TIMEOUT(containers, races_with_migration_and_removal, 300)
+{
+	static const char *const kids[] = { CG_A "x/", CG_A "y/" };
+	long moves = 0, made = 0;
+	char pid[16];
+	pid_t a;
+	int st;
+
+	ASSERT_EQ(0, cg_write(CG_A, "memory.max", "160M"));
+	ASSERT_EQ(0, cg_write(CG_A, "cgroup.subtree_control", "+memory"));
+	ASSERT_EQ(0, mkdir(kids[0], 0755));
+	ASSERT_EQ(0, mkdir(kids[1], 0755));
+	ASSERT_EQ(0, sysfs_write(KHUGEPAGED "scan_sleep_millisecs", "10"));
+	a = cg_run(kids[0], bloat_three_times, 140);
+	ASSERT_LT(0, a);
+	snprintf(pid, sizeof(pid), "%d", a);
+	while (waitpid(a, &st, WNOHANG) == 0) {
+		if (!cg_write(kids[++moves % 2], "cgroup.procs", pid) &&
+		    !mkdir(CG_A "z", 0755))
+			made += !rmdir(CG_A "z");
+		sleep_ms(5);
+	}
+	st = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	TH_LOG("status %d after %ld moves, %ld cgroups made and removed; THPs split %ld, "
+	       "oom_kill %ld", st, moves, made,
+	       cg_long(CG_A, "memory.stat", "hawkeye_debloat_thp_split"),
+	       cg_long(CG_A, "memory.events", "oom_kill"));
+	EXPECT_EQ(0, st);
+	EXPECT_LT(0, made);
+	EXPECT_EQ(0, cg_long(CG_A, "memory.events", "oom_kill"));
+	EXPECT_LT(0, cg_long(CG_A, "memory.stat", "hawkeye_debloat_thp_split"));
+	rmdir(kids[0]);
+	rmdir(kids[1]);
 }
 
 TEST_F(containers, debloat_file_refuses_bad_input)

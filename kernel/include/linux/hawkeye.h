@@ -101,8 +101,8 @@ static inline bool hawkeye_debloat_enabled(void)
 	return static_branch_unlikely(&hawkeye_debloat_key);
 }
 
-unsigned int __hawkeye_max_ptes_none(struct mm_struct *mm);
-bool __hawkeye_memcg_recover(struct mem_cgroup *memcg, unsigned int nr_pages);
+unsigned int __hawkeye_max_ptes_none(struct mm_struct *mm, unsigned int charged);
+int __hawkeye_memcg_recover(struct mem_cgroup *memcg, unsigned int nr_pages);
 
 /**
  * struct hawkeye_memcg - HawkEye's state in a memory cgroup
@@ -121,13 +121,15 @@ struct hawkeye_memcg {
 
 /*
  * A charge to @memcg found it at memory.max, before reclaim: recover the
- * bloat of the cgroup's THPs first. True if @nr_pages fit now.
+ * bloat of the cgroup's THPs first. Returns 1 if @nr_pages fit now, -1 if
+ * the charge should fail without reclaim (a collapse), 0 to reclaim.
  */
-static inline bool hawkeye_memcg_recover(struct mem_cgroup *memcg,
-					 unsigned int nr_pages)
+static inline int hawkeye_memcg_recover(struct mem_cgroup *memcg,
+					unsigned int nr_pages)
 {
-	return hawkeye_debloat_enabled() &&
-	       __hawkeye_memcg_recover(memcg, nr_pages);
+	if (hawkeye_debloat_enabled())
+		return __hawkeye_memcg_recover(memcg, nr_pages);
+	return 0;
 }
 
 /*
@@ -136,13 +138,16 @@ static inline bool hawkeye_memcg_recover(struct mem_cgroup *memcg,
  * range that recovery would split (threshold or more zero-filled subpages)
  * is not collapsed in a process whose huge pages recovery has split; in a
  * memory cgroup near its limit, nor is one whose collapse would take the
- * cgroup's usage past where recovery starts.
+ * cgroup's usage past where recovery starts. @charged: pages of the
+ * collapse's new huge page already charged (HPAGE_PMD_NR once khugepaged
+ * has allocated it, 0 before), which the collapse gives back.
  */
 static inline unsigned int hawkeye_max_ptes_none(struct mm_struct *mm,
-						 unsigned int max_ptes_none)
+						 unsigned int max_ptes_none,
+						 unsigned int charged)
 {
 	if (hawkeye_debloat_enabled())
-		return min(max_ptes_none, __hawkeye_max_ptes_none(mm));
+		return min(max_ptes_none, __hawkeye_max_ptes_none(mm, charged));
 	return max_ptes_none;
 }
 
@@ -203,15 +208,16 @@ static inline bool hawkeye_tail_is_zeroed(void)
 }
 
 static inline unsigned int hawkeye_max_ptes_none(struct mm_struct *mm,
-						 unsigned int max_ptes_none)
+						 unsigned int max_ptes_none,
+						 unsigned int charged)
 {
 	return max_ptes_none;
 }
 
-static inline bool hawkeye_memcg_recover(struct mem_cgroup *memcg,
-					 unsigned int nr_pages)
+static inline int hawkeye_memcg_recover(struct mem_cgroup *memcg,
+					unsigned int nr_pages)
 {
-	return false;
+	return 0;
 }
 
 static inline void hawkeye_check_zeroed(struct page *page, unsigned int order)

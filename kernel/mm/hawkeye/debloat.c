@@ -143,6 +143,22 @@ static bool debloat_pressure(struct mem_cgroup *memcg)
 	return pct && hawkeye_memcg_psi(memcg) >= pct;
 }
 
+/* @memcg's use and limit (NULL: the machine's); false if it has none. */
+static bool debloat_usage(struct mem_cgroup *memcg, unsigned long *in_use,
+			  unsigned long *total)
+{
+#ifdef CONFIG_MEMCG
+	if (memcg) {
+		*total = hawkeye_memcg_limit(memcg);
+		*in_use = page_counter_read(&memcg->memory);
+		return *total < PAGE_COUNTER_MAX;
+	}
+#endif
+	*total = totalram_pages();
+	*in_use = debloat_in_use();
+	return true;
+}
+
 /* Should recovery run for @memcg's limit, or the machine's (NULL)? */
 static bool debloat_wanted_in(struct mem_cgroup *memcg, bool active)
 {
@@ -151,18 +167,8 @@ static bool debloat_wanted_in(struct mem_cgroup *memcg, bool active)
 	unsigned long in_use, total;
 	bool pressure;
 
-#ifdef CONFIG_MEMCG
-	if (memcg) {
-		total = hawkeye_memcg_limit(memcg);
-		if (total >= PAGE_COUNTER_MAX)
-			return false;
-		in_use = page_counter_read(&memcg->memory);
-	} else
-#endif
-	{
-		total = totalram_pages();
-		in_use = debloat_in_use();
-	}
+	if (!debloat_usage(memcg, &in_use, &total))
+		return false;
 	if (debloat_wanted(in_use, total, active, false, high, low))
 		return true;
 	pressure = !active && debloat_pressure(memcg);
@@ -537,6 +543,7 @@ static unsigned int debloat_lower_bar(unsigned int bar, unsigned int threshold)
 static bool debloat_episode(struct mem_cgroup *memcg, bool *active,
 			    unsigned int *bar)
 {
+	unsigned int threshold = READ_ONCE(hawkeye_debloat.threshold);
 	struct debloat_domain dom = { .memcg = memcg };
 	bool more;
 
@@ -544,7 +551,7 @@ static bool debloat_episode(struct mem_cgroup *memcg, bool *active,
 		if (!debloat_wanted_in(memcg, false))
 			return false;
 		/* A new episode: the most bloated THPs first. */
-		WRITE_ONCE(*bar, READ_ONCE(hawkeye_debloat.threshold));
+		WRITE_ONCE(*bar, threshold);
 		WRITE_ONCE(*active, true);
 		if (memcg)
 			count_vm_event(HAWKEYE_DEBLOAT_MEMCG_EPISODE);
@@ -552,8 +559,7 @@ static bool debloat_episode(struct mem_cgroup *memcg, bool *active,
 	dom.bar = READ_ONCE(*bar);
 	more = debloat_round(&dom);
 	if (more)
-		WRITE_ONCE(*bar, debloat_lower_bar(dom.bar,
-				READ_ONCE(hawkeye_debloat.threshold)));
+		WRITE_ONCE(*bar, debloat_lower_bar(dom.bar, threshold));
 	WRITE_ONCE(*active, more);
 	return true;
 }
@@ -610,11 +616,15 @@ static int debloat_thread_fn(void *unused)
  * the current bar down to threshold / 8, examining DEBLOAT_DIRECT_BUDGET
  * THPs at most; and starts the cgroup's episode for the thread to go on
  * down to low_pct. mmap_lock and folios are only trylocked. Allocations
- * meanwhile do not recurse into reclaim.
+ * meanwhile do not recurse into reclaim. A huge page that khugepaged or
+ * promotion would collapse in the cgroup is not paid for by reclaim
+ * (swapping the cgroup's memory out) nor by splitting other huge pages:
+ * the range stays in base pages.
  *
- * Return: true if @nr_pages fit under memory.max now.
+ * Return: 1 if @nr_pages fit under memory.max now, -1 if the charge, a
+ * collapse, fails without reclaim, 0 if reclaim goes on as upstream.
  */
-bool __hawkeye_memcg_recover(struct mem_cgroup *memcg, unsigned int nr_pages)
+int __hawkeye_memcg_recover(struct mem_cgroup *memcg, unsigned int nr_pages)
 {
 	struct hawkeye_memcg *hm = &memcg->hawkeye;
 	unsigned int threshold = READ_ONCE(hawkeye_debloat.threshold);
@@ -624,12 +634,15 @@ bool __hawkeye_memcg_recover(struct mem_cgroup *memcg, unsigned int nr_pages)
 		.budget = DEBLOAT_DIRECT_BUDGET,
 	};
 	unsigned int noreclaim;
-	bool fit;
 
-	/* Not for khugepaged's or promotion's collapses: no split to collapse. */
-	if (mem_cgroup_is_root(memcg) || READ_ONCE(hm->debloat_off) ||
-	    (current->flags & PF_KTHREAD))
-		return false;
+	if (mem_cgroup_is_root(memcg) || READ_ONCE(hm->debloat_off))
+		return 0;
+	if (current->flags & PF_KTHREAD) {
+		if (nr_pages < HPAGE_PMD_NR)
+			return 0;
+		count_vm_event(HAWKEYE_DEBLOAT_COLLAPSE_DENIED);
+		return -1;
+	}
 	if (!READ_ONCE(hm->active)) {
 		WRITE_ONCE(hm->bar, threshold);
 		WRITE_ONCE(hm->active, true);
@@ -641,13 +654,12 @@ bool __hawkeye_memcg_recover(struct mem_cgroup *memcg, unsigned int nr_pages)
 	while (debloat_round(&dom) && dom.bar > max(threshold / 8, 1U))
 		dom.bar = debloat_lower_bar(dom.bar, threshold);
 	memalloc_noreclaim_restore(noreclaim);
-	fit = hawkeye_memcg_margin(memcg) >= nr_pages;
-	if (fit)
-		count_vm_event(HAWKEYE_DEBLOAT_DIRECT_FIT);
-	return fit;
+	if (hawkeye_memcg_margin(memcg) < nr_pages)
+		return 0;
+	count_vm_event(HAWKEYE_DEBLOAT_DIRECT_FIT);
+	return 1;
 }
 #endif
-
 
 /**
  * hawkeye_debloat_set_enabled - turn bloat recovery on or off
@@ -685,9 +697,12 @@ out:
  * PTEs it fills: it may take no cgroup with a limit (@mm's and its
  * ancestors) past high_pct of that limit, where recovery would start;
  * while an episode of recovery runs in one, nor may it have as many as
- * the episode's bar, which would be split again.
+ * the episode's bar, which would be split again. The @charged pages of
+ * the collapse's own huge page are not counted: the collapse frees as
+ * many as it adds beyond its empty PTEs.
  */
-static unsigned int debloat_memcg_max_ptes_none(struct mm_struct *mm)
+static unsigned int debloat_memcg_max_ptes_none(struct mm_struct *mm,
+						unsigned int charged)
 {
 	unsigned long max = HPAGE_PMD_NR - 1;
 #ifdef CONFIG_MEMCG
@@ -702,6 +717,7 @@ static unsigned int debloat_memcg_max_ptes_none(struct mm_struct *mm)
 			continue;
 		start = div_u64((u64)limit * high, 100);
 		usage = page_counter_read(&m->memory);
+		usage -= min(usage, (unsigned long)charged);
 		max = min(max, start > usage ? start - usage : 0);
 		if (READ_ONCE(m->hawkeye.active))
 			max = min(max, max(READ_ONCE(m->hawkeye.bar), 1U) - 1UL);
@@ -714,6 +730,7 @@ static unsigned int debloat_memcg_max_ptes_none(struct mm_struct *mm)
 /**
  * __hawkeye_max_ptes_none - khugepaged's max_ptes_none for one process
  * @mm: the process khugepaged scans
+ * @charged: pages of the collapse's huge page charged already
  *
  * While memory is tight (low_pct or more in use), a range with as many
  * empty or zero-page PTEs as the bar of the last recovery episode would be
@@ -731,13 +748,13 @@ static unsigned int debloat_memcg_max_ptes_none(struct mm_struct *mm)
  * Return: the most empty or zero-page PTEs a collapse may have, before
  * khugepaged's own knob (the caller takes the smaller).
  */
-unsigned int __hawkeye_max_ptes_none(struct mm_struct *mm)
+unsigned int __hawkeye_max_ptes_none(struct mm_struct *mm, unsigned int charged)
 {
 	unsigned int max = HPAGE_PMD_NR - 1;
 
 	if (READ_ONCE(mm->hawkeye_debloat_splits) && debloat_wanted_now(true))
 		max = READ_ONCE(debloat_bar) - 1;
-	return min(max, debloat_memcg_max_ptes_none(mm));
+	return min(max, debloat_memcg_max_ptes_none(mm, charged));
 }
 
 /* The knob table (sysfs.c) checked the bounds: low < high remains. */
