@@ -410,6 +410,7 @@ static bool debloat_scan_mm(struct debloat_domain *dom, struct mm_struct *mm,
 		dw.budget = min(batch, dom->goal ? dom->budget : batch);
 		if (dom->goal) {
 			if (!mmap_read_trylock(mm)) {
+				count_vm_event(HAWKEYE_DEBLOAT_DIRECT_BUSY);
 				mmput(mm);
 				return true;
 			}
@@ -616,13 +617,14 @@ static int debloat_thread_fn(void *unused)
  * the current bar down to threshold / 8, examining DEBLOAT_DIRECT_BUDGET
  * THPs at most; and starts the cgroup's episode for the thread to go on
  * down to low_pct. mmap_lock and folios are only trylocked. Allocations
- * meanwhile do not recurse into reclaim. A huge page that khugepaged or
- * promotion would collapse in the cgroup is not paid for by reclaim
- * (swapping the cgroup's memory out) nor by splitting other huge pages:
- * the range stays in base pages.
+ * meanwhile do not recurse into reclaim. A huge page is never paid for by
+ * reclaim, which would swap the cgroup's memory out for it: one that
+ * recovery could not make room for falls back to base pages (a fault) or
+ * stays base pages (a collapse by khugepaged or promotion, which is not
+ * paid for by splitting either).
  *
  * Return: 1 if @nr_pages fit under memory.max now, -1 if the charge, a
- * collapse, fails without reclaim, 0 if reclaim goes on as upstream.
+ * huge page's, fails without reclaim, 0 if reclaim goes on as upstream.
  */
 int __hawkeye_memcg_recover(struct mem_cgroup *memcg, unsigned int nr_pages)
 {
@@ -640,7 +642,7 @@ int __hawkeye_memcg_recover(struct mem_cgroup *memcg, unsigned int nr_pages)
 	if (current->flags & PF_KTHREAD) {
 		if (nr_pages < HPAGE_PMD_NR)
 			return 0;
-		count_vm_event(HAWKEYE_DEBLOAT_COLLAPSE_DENIED);
+		count_vm_event(HAWKEYE_DEBLOAT_HUGE_DENIED);
 		return -1;
 	}
 	if (!READ_ONCE(hm->active)) {
@@ -654,10 +656,14 @@ int __hawkeye_memcg_recover(struct mem_cgroup *memcg, unsigned int nr_pages)
 	while (debloat_round(&dom) && dom.bar > max(threshold / 8, 1U))
 		dom.bar = debloat_lower_bar(dom.bar, threshold);
 	memalloc_noreclaim_restore(noreclaim);
-	if (hawkeye_memcg_margin(memcg) < nr_pages)
+	if (hawkeye_memcg_margin(memcg) >= nr_pages) {
+		count_vm_event(HAWKEYE_DEBLOAT_DIRECT_FIT);
+		return 1;
+	}
+	if (nr_pages < HPAGE_PMD_NR)
 		return 0;
-	count_vm_event(HAWKEYE_DEBLOAT_DIRECT_FIT);
-	return 1;
+	count_vm_event(HAWKEYE_DEBLOAT_HUGE_DENIED);
+	return -1;
 }
 #endif
 
