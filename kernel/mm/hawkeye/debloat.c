@@ -483,8 +483,11 @@ static int debloat_get_mms(struct debloat_domain *dom, struct debloat_mm **out)
 		nr = hawkeye_memcg_grab_mms(dom->memcg, &mms);
 	else
 		nr = hawkeye_grab_user_mms(&mms, -1);
-	if (!nr)
+	/* No process (a cgroup's may all have exited): the array goes too. */
+	if (!nr) {
+		kvfree(mms);
 		return 0;
+	}
 	*out = kvcalloc(nr, sizeof(**out), GFP_KERNEL);
 	for (i = 0; i < nr; i++) {
 		if (*out)
