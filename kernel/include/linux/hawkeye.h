@@ -122,7 +122,7 @@ struct hawkeye_memcg {
 /*
  * A charge to @memcg found it at memory.max, before reclaim: recover the
  * bloat of the cgroup's THPs first. Returns 1 if @nr_pages fit now, -1 if
- * the charge should fail without reclaim (a collapse), 0 to reclaim.
+ * the charge, a huge page's, should fail without reclaim, 0 to reclaim.
  */
 static inline int hawkeye_memcg_recover(struct mem_cgroup *memcg,
 					unsigned int nr_pages)
