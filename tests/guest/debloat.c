@@ -35,6 +35,7 @@ static const char *const knobs[] = {
 	DEBLOAT "rate",
 	KHUGEPAGED "scan_sleep_millisecs", KHUGEPAGED "alloc_sleep_millisecs",
 	KHUGEPAGED "pages_to_scan", KHUGEPAGED "max_ptes_none", THP_SYSFS "enabled",
+	DEBLOAT "psi_pct",
 };
 #define NR_DEBLOAT_KNOBS 5
 
@@ -42,6 +43,8 @@ static const char *const knobs[] = {
 static const struct knob_set setup_knobs[] = {
 	{ THP_SYSFS "enabled", "always" }, { DEBLOAT "enabled", "0" },
 	{ DEBLOAT "threshold", "256" },
+	/* The watermarks alone: PSI would start recovery at low_pct. */
+	{ DEBLOAT "psi_pct", "0" },
 };
 
 enum { SCANNED, SPLIT, FREED, BYTES, NR_COUNTERS };
