@@ -276,6 +276,11 @@ def parse_guest_output(text):
 
 
 _FAILED_LINE = re.compile(r"^not ok |\bFail(ed)?\b|\bFAIL\b|\bTimeout\b")
+# kselftest_harness's own failure lines, quoted first: an assertion
+# ("file.c:LINE:test:Expected ...", with the TH_LOG line right after it)
+# or a test killed ("Test terminated by timeout").
+_ASSERT_LINE = re.compile(r"\.c:\d+:\S+:Expected |\bTest terminated\b")
+_TH_LOG = re.compile(r"\.c:\d+:\S+:")
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
@@ -285,13 +290,19 @@ def count_one(body, rc):
     summary)."""
     p, f, s, note = _count_one(body, rc)
     if f:
-        quoted, current = [], ""
+        asserts, quoted, current, after_assert = [], [], "", False
         for line in (" ".join(_ANSI.sub("", line).split()) for line in body):
+            if after_assert and _TH_LOG.search(line) and not _ASSERT_LINE.search(line):
+                asserts[-1] += " -- " + line[:120]
+            after_assert = False
             if line.startswith("Run test:"):  # upstream's khugepaged
                 current = line[len("Run test:"):].strip() + ": "
+            elif _ASSERT_LINE.search(line) and len(asserts) < 3:
+                asserts.append(line[:200])
+                after_assert = True
             elif _FAILED_LINE.search(line) and len(quoted) < 3:
                 quoted.append((current + line)[:120])
-        note = "; ".join(filter(None, [note] + quoted))
+        note = "; ".join(filter(None, [note] + asserts + quoted))
     return p, f, s, note
 
 

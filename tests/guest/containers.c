@@ -8,8 +8,10 @@
  * cgroup's THPs are split, a neighbour's are not; khugepaged does not
  * collapse what would take a cgroup past where recovery starts; moving
  * the process between cgroups and removing cgroups meanwhile loses
- * nothing; the per-cgroup counters of memory.stat count it;
- * memory.hawkeye.debloat refuses bad input.
+ * nothing; the per-cgroup counters of memory.stat count it; promotion
+ * shares huge pages between cgroups by memory.hawkeye.weight and stops a
+ * cgroup at memory.hawkeye.huge_max, and THP faults stop there too; the
+ * memory.hawkeye.* files refuse bad input.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,7 +32,8 @@ static const char *const knobs[] = {
 	DEBLOAT "enabled", DEBLOAT "high_pct", DEBLOAT "low_pct",
 	DEBLOAT "threshold", THP_SYSFS "enabled", THP_SYSFS "defrag",
 	KHUGEPAGED "scan_sleep_millisecs", KHUGEPAGED "alloc_sleep_millisecs",
-	KHUGEPAGED "max_ptes_none",
+	KHUGEPAGED "max_ptes_none", PROMOTE "policy", PROMOTE "batch",
+	PROMOTE "sleep_ms", PROMOTE "sample_window_ms", PROMOTE "scan_period_ms",
 };
 
 /* What the fixture sets, in this order: the machine's own watermarks stay. */
@@ -358,6 +361,207 @@ TEST_F_TIMEOUT(containers, races_with_migration_and_removal, 300)
 	EXPECT_LT(0, cg_long(CG_A, "memory.stat", "hawkeye_debloat_thp_split"));
 	rmdir(kids[0]);
 	rmdir(kids[1]);
+}
+
+/* Base pages HawkEye-G may promote (THP only by MADV_HUGEPAGE). */
+static char *map_promotable(size_t len)
+{
+	char *p = map_aligned(len);
+
+	if (!p)
+		return NULL;
+	madvise(p, len, MADV_NOHUGEPAGE);
+	for (size_t i = 0; i < len; i += PAGE_SZ)
+		p[i] = 1;
+	madvise(p, len, MADV_HUGEPAGE);
+	return p;
+}
+
+/* A hot process: @mb of promotable memory, every page written, forever. */
+static int touch_forever(long mb)
+{
+	size_t len = mb * MB;
+	char *p = map_promotable(len);
+
+	for (unsigned char n = 0; p; n++)
+		for (size_t i = 0; i < len; i += PAGE_SZ)
+			p[i] = n;
+	return 4;
+}
+
+/* Promotion policy hawkeye-g in batches of @batch, a batch every @sleep_ms. */
+static int promote_every(const char *batch, const char *sleep_ms)
+{
+	return sysfs_write(PROMOTE "sample_window_ms", "500") ||
+	       sysfs_write(PROMOTE "scan_period_ms", "1000") ||
+	       sysfs_write(PROMOTE "batch", batch) ||
+	       sysfs_write(PROMOTE "sleep_ms", sleep_ms) ||
+	       sysfs_write(PROMOTE "policy", "hawkeye-g");
+}
+
+/*
+ * Two cgroups with weights 1:3, an equally hot process in each: the first
+ * batch of 8 promotions (sampled the same, one bucket) goes 1:3 to them.
+ */
+TEST_F_TIMEOUT(containers, promotions_follow_weights, 180)
+{
+	long a = 0, b = 0;
+	pid_t pa, pb;
+	double end;
+
+	ASSERT_EQ(0, cg_write(CG_A, "memory.hawkeye.weight", "100"));
+	ASSERT_EQ(0, cg_write(CG_B, "memory.hawkeye.weight", "300"));
+	pa = cg_run(CG_A, touch_forever, 32);
+	pb = cg_run(CG_B, touch_forever, 32);
+	ASSERT_LT(0, pa);
+	ASSERT_LT(0, pb);
+	sleep(2);
+	/* A batch every 5 s: the first comes after both were sampled. */
+	ASSERT_EQ(0, promote_every("8", "5000"));
+	for (end = now_s() + 120; a + b < 8 && now_s() < end; sleep_ms(100)) {
+		a = cg_long(CG_A, "memory.stat", "hawkeye_promote_success");
+		b = cg_long(CG_B, "memory.stat", "hawkeye_promote_success");
+	}
+	TH_LOG("first batch: %ld promotions in the cgroup of weight 100, %ld in that of 300",
+	       a, b);
+	for (int i = 0; i < 2; i++) {
+		char path[64], map[512] = "";
+
+		snprintf(path, sizeof(path), "/proc/%d/hawkeye", i ? pb : pa);
+		read_file(path, map, sizeof(map));
+		for (char *c = map; *c; c++)
+			*c = *c == '\n' ? ' ' : *c;
+		TH_LOG("%s: %s", i ? "weight 300" : "weight 100", map);
+	}
+	sysfs_write(PROMOTE "policy", "linux");
+	kill(pa, SIGKILL);
+	kill(pb, SIGKILL);
+	wait_status(pa);
+	wait_status(pb);
+	EXPECT_LE(8, a + b);
+	EXPECT_LE(1, a);
+	EXPECT_LE(2 * a, b);
+}
+
+static int ready_fd = -1;
+
+/*
+ * @mb of THP memory written densely (faults want huge pages), every byte
+ * read back, then @mb of promotable base pages, written until SIGKILL.
+ * Says 'r' on ready_fd once all is in place; 'x' (and exit 2) if a byte
+ * differs.
+ */
+static int huge_then_promotable(long mb)
+{
+	size_t len = mb * MB;
+	unsigned char *h = (unsigned char *)map_aligned(len);
+	char *p;
+
+	if (!h)
+		return 4;
+	madvise(h, len, MADV_HUGEPAGE);
+	for (size_t i = 0; i < len; i += 64)
+		h[i] = byte_at(i);
+	for (size_t i = 0; i < len; i++)
+		if (h[i] != (i % 64 ? 0 : byte_at(i)))
+			return write(ready_fd, "x", 1) == 1 ? 2 : 4;
+	p = map_promotable(len);
+	if (!p || write(ready_fd, "r", 1) != 1)
+		return 4;
+	for (unsigned char n = 0;; n++)
+		for (size_t i = 0; i < len; i += PAGE_SZ)
+			p[i] = n;
+	return 0;
+}
+
+/*
+ * memory.hawkeye.huge_max = 8 MB: a process in the cgroup faulting 32 MB
+ * of THP memory gets at most 4 THPs, the rest in base pages, every byte
+ * intact;
+ * promotion then gives it none, while it promotes the same process's
+ * memory in a neighbour without a cap.
+ */
+TEST_F_TIMEOUT(containers, huge_cap_stops_faults_and_promotion, 240)
+{
+	long capped0 = vmstat("hawkeye_memcg_huge_capped");
+	long thp_a, thp_b, prom_a = 0, prom_b = 0;
+	int fds[2];
+	pid_t pa, pb;
+	double end;
+	char c;
+
+	ASSERT_EQ(0, cg_write(CG_A, "memory.hawkeye.huge_max", "8M"));
+	ASSERT_EQ(8 * MB, cg_long(CG_A, "memory.hawkeye.huge_max", NULL));
+	ASSERT_EQ(0, pipe(fds));
+	ready_fd = fds[1];
+	pa = cg_run(CG_A, huge_then_promotable, 32);
+	pb = cg_run(CG_B, huge_then_promotable, 32);
+	ASSERT_LT(0, pa);
+	ASSERT_LT(0, pb);
+	for (int i = 0; i < 2; i++) {
+		ASSERT_EQ(1, read(fds[0], &c, 1));
+		ASSERT_EQ('r', c) TH_LOG("a byte written differs");
+	}
+	thp_a = cg_long(CG_A, "memory.stat", "anon_thp");
+	thp_b = cg_long(CG_B, "memory.stat", "anon_thp");
+	TH_LOG("after the faults: anon_thp %ld MB capped at 8, %ld MB without a cap; "
+	       "huge charges refused %ld", thp_a / MB, thp_b / MB,
+	       cg_long(CG_A, "memory.stat", "hawkeye_memcg_huge_capped"));
+	EXPECT_GE(8 * MB, thp_a);
+	EXPECT_LT(0, thp_a);
+	EXPECT_LT(8 * MB, thp_b);
+	EXPECT_LT(0, cg_long(CG_A, "memory.stat", "hawkeye_memcg_huge_capped"));
+	EXPECT_LT(capped0, vmstat("hawkeye_memcg_huge_capped"));
+
+	ASSERT_EQ(0, promote_every("8", "500"));
+	for (end = now_s() + 120; prom_b < 8 && now_s() < end; sleep_ms(200))
+		prom_b = cg_long(CG_B, "memory.stat", "hawkeye_promote_success");
+	prom_a = cg_long(CG_A, "memory.stat", "hawkeye_promote_success");
+	thp_a = cg_long(CG_A, "memory.stat", "anon_thp");
+	sysfs_write(PROMOTE "policy", "linux");
+	TH_LOG("promoted: %ld in the capped cgroup (anon_thp %ld MB), %ld without a cap",
+	       prom_a, thp_a / MB, prom_b);
+	EXPECT_LE(8, prom_b);
+	EXPECT_EQ(0, prom_a);
+	EXPECT_GE(8 * MB, thp_a);
+
+	kill(pa, SIGKILL);
+	kill(pb, SIGKILL);
+	EXPECT_EQ(128 + SIGKILL, wait_status(pa));
+	EXPECT_EQ(128 + SIGKILL, wait_status(pb));
+	close(fds[0]);
+	close(fds[1]);
+}
+
+TEST_F(containers, weight_and_cap_files_refuse_bad_input)
+{
+	static const char *const bad_weight[] = { "0", "10001", "-1", "x", "1 1" };
+	static const char *const bad_cap[] = { "-1", "x", "1 1", "maximum" };
+	char buf[32] = "";
+
+	EXPECT_NE(0, access(CGROOT "memory.hawkeye.weight", F_OK));
+	EXPECT_NE(0, access(CGROOT "memory.hawkeye.huge_max", F_OK));
+	EXPECT_EQ(100, cg_long(CG_A, "memory.hawkeye.weight", NULL));
+	for (unsigned int i = 0; i < NR(bad_weight); i++) {
+		EXPECT_NE(0, cg_write(CG_A, "memory.hawkeye.weight", bad_weight[i]))
+			TH_LOG("'%s' taken", bad_weight[i]);
+		EXPECT_EQ(100, cg_long(CG_A, "memory.hawkeye.weight", NULL));
+	}
+	EXPECT_EQ(0, cg_write(CG_A, "memory.hawkeye.weight", "10000"));
+	EXPECT_EQ(10000, cg_long(CG_A, "memory.hawkeye.weight", NULL));
+
+	EXPECT_EQ(0, cg_write(CG_A, "memory.hawkeye.huge_max", "5M"));
+	for (unsigned int i = 0; i < NR(bad_cap); i++) {
+		EXPECT_NE(0, cg_write(CG_A, "memory.hawkeye.huge_max", bad_cap[i]))
+			TH_LOG("'%s' taken", bad_cap[i]);
+		/* A cap counts whole 2 MB pages. */
+		EXPECT_EQ(4 * MB, cg_long(CG_A, "memory.hawkeye.huge_max", NULL));
+	}
+	EXPECT_EQ(0, cg_write(CG_A, "memory.hawkeye.huge_max", "max"));
+	EXPECT_EQ(0, read_file(CG_A "memory.hawkeye.huge_max", buf, sizeof(buf)));
+	EXPECT_STREQ("max\n", buf);
+	EXPECT_EQ(0, cg_write(CG_A, "memory.hawkeye.huge_max", "0"));
+	EXPECT_EQ(0, cg_long(CG_A, "memory.hawkeye.huge_max", NULL));
 }
 
 TEST_F(containers, debloat_file_refuses_bad_input)

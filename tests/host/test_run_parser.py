@@ -24,6 +24,20 @@ def test_failures_are_quoted():
                                      "Failed to allocate huge page")
 
 
+def test_kselftest_assertions_are_quoted_first():
+    # CI (stop 27) quoted only "# FAIL" and "not ok": which EXPECT failed was lost
+    body = ["#  RUN           faults.f ...",
+            "# faults.c:221:f:registrations failed: 3, promotions failed: 9",
+            "# faults.c:234:f:Expected 1 (1) <= samples (0)",
+            "# faults.c:234:f:child 42 never sampled",
+            "# f: Test terminated by timeout",
+            "# FAIL  faults.f", "not ok 1 faults.f",
+            "# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0"]
+    assert count_one(body, 1)[3] == ("# faults.c:234:f:Expected 1 (1) <= samples (0) -- "
+                                     "# faults.c:234:f:child 42 never sampled; "
+                                     "# f: Test terminated by timeout; # FAIL faults.f; not ok 1 faults.f")
+
+
 def test_manifest_runs_upstream_tests_with_hawkeye_off(tmp_path, monkeypatch):
     import run
     monkeypatch.setattr(run, "OUT", str(tmp_path))

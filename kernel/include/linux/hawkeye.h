@@ -104,20 +104,47 @@ static inline bool hawkeye_debloat_enabled(void)
 unsigned int __hawkeye_max_ptes_none(struct mm_struct *mm, unsigned int charged);
 int __hawkeye_memcg_recover(struct mem_cgroup *memcg, unsigned int nr_pages);
 
+bool __hawkeye_memcg_huge_denied(struct mem_cgroup *memcg,
+				 unsigned int nr_pages, gfp_t gfp);
+
 /**
  * struct hawkeye_memcg - HawkEye's state in a memory cgroup
  * @debloat_off: memory.hawkeye.debloat is 0: recovery splits none of the
  *	THPs charged to the cgroup or its descendants
  * @active: a recovery episode runs for the cgroup's limit
  * @bar: ... splitting THPs with at least this many zero-filled subpages
+ * @weight: memory.hawkeye.weight, the cgroup's share of promotions; 0: 100
+ * @huge_capped: memory.hawkeye.huge_max is not "max": ...
+ * @huge_max: ... the most anonymous THP memory of the subtree, in pages
+ * @served: promotion: regions picked for the cgroup in the current batch
  *
- * Zeroed with the cgroup: recovery on, no episode.
+ * Zeroed with the cgroup: recovery on, no episode, weight 100, no cap.
  */
 struct hawkeye_memcg {
 	bool debloat_off;
 	bool active;
 	unsigned int bar;
+	unsigned int weight;
+	bool huge_capped;
+	unsigned long huge_max;
+	unsigned int served;
 };
+
+DECLARE_STATIC_KEY_FALSE(hawkeye_huge_cap_key);
+
+/*
+ * Would a charge of @nr_pages to @memcg, a huge page's, take it or an
+ * ancestor past memory.hawkeye.huge_max? Such a charge fails (the fault
+ * falls back to base pages, the collapse does not happen). Off the static
+ * key, set by the first cap written, nothing is checked.
+ */
+static inline bool hawkeye_memcg_huge_denied(struct mem_cgroup *memcg,
+					     unsigned int nr_pages, gfp_t gfp)
+{
+	if (static_branch_unlikely(&hawkeye_huge_cap_key))
+		return __hawkeye_memcg_huge_denied(memcg, nr_pages, gfp);
+	return false;
+}
 
 /*
  * A charge to @memcg found it at memory.max, before reclaim: recover the
@@ -218,6 +245,12 @@ static inline int hawkeye_memcg_recover(struct mem_cgroup *memcg,
 					unsigned int nr_pages)
 {
 	return 0;
+}
+
+static inline bool hawkeye_memcg_huge_denied(struct mem_cgroup *memcg,
+					     unsigned int nr_pages, gfp_t gfp)
+{
+	return false;
 }
 
 static inline void hawkeye_check_zeroed(struct page *page, unsigned int order)

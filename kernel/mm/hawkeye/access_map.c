@@ -32,6 +32,7 @@
 #include <linux/huge_mm.h>
 #include <linux/kthread.h>
 #include <linux/list.h>
+#include <linux/memcontrol.h>
 #include <linux/mmu_notifier.h>
 #include <linux/sched/mm.h>
 #include <linux/seq_file.h>
@@ -74,6 +75,17 @@ struct hawkeye_region {
 struct hawkeye_pick {
 	struct hawkeye_mm *hm;
 	struct hawkeye_region *r;
+};
+
+/*
+ * A process's memory cgroup in a batch: its weight (memory.hawkeye.weight;
+ * 0: at its huge page cap, not served) and the regions picked for the
+ * cgroup so far, shared by its processes.
+ */
+struct hawkeye_share {
+	struct mem_cgroup *memcg;	/* referenced for the batch; NULL: none */
+	unsigned int weight;
+	unsigned int *served;
 };
 
 /* The bucket of an access coverage (EMA) of 0..HPAGE_PMD_NR. */
@@ -183,21 +195,37 @@ static void promote_take(struct hawkeye_pick *out, struct hawkeye_mm *hm,
 }
 
 /*
+ * Should the process of share @x be served before that of @y? The one
+ * whose cgroup would have the lower share of its weight after one more:
+ * weighted fair queueing, a batch at a time.
+ */
+static bool promote_before(const struct hawkeye_share *x,
+			   const struct hawkeye_share *y)
+{
+	return (u64)(*x->served + 1) * y->weight <
+	       (u64)(*y->served + 1) * x->weight;
+}
+
+/*
  * The hawkeye-g order: up to @n regions of the processes @hms[@nr] (in
  * registration order), from the highest bucket in which any of them has
  * a region. Within that bucket, processes take turns (round-robin), each
- * giving the region at the head of its bucket first. Turns start with the
- * first process whenever the bucket changes, and go on from where @rr left
- * them otherwise, so that a batch ending mid-bucket does not favour anyone.
- * @pos is scratch space for @nr processes. Changes nothing but @rr and
- * @pos. Returns the number of regions put in @out.
+ * giving the region at the head of its bucket first; where their cgroups
+ * (@share) differ, turns go by weight: cgroups with weights 1:3 get
+ * regions 1:3 of a bucket in a batch. Processes of a cgroup at its cap
+ * (weight 0) get none. Turns start with the first process whenever the bucket changes,
+ * and go on from where @rr left them otherwise, so that a batch ending
+ * mid-bucket does not favour anyone. @pos is scratch space for @nr
+ * processes. Changes nothing but @rr, @pos and what @share counts.
+ * Returns the number of regions put in @out.
  */
 static unsigned int promote_order(struct hawkeye_mm **hms, unsigned int nr,
+				  struct hawkeye_share *share,
 				  struct list_head *(*pos)[HAWKEYE_NR_BUCKETS],
 				  struct hawkeye_rr *rr,
 				  struct hawkeye_pick *out, unsigned int n)
 {
-	unsigned int i, k, j, start;
+	unsigned int i, k, j, start, best;
 	int b;
 
 	promote_pos_init(hms, nr, pos);
@@ -205,18 +233,27 @@ static unsigned int promote_order(struct hawkeye_mm **hms, unsigned int nr,
 	for (k = 0; k < n; k++) {
 		b = -1;
 		for (i = 0; i < nr; i++)
-			b = max(b, promote_top(hms[i], pos[i]));
+			if (share[i].weight)
+				b = max(b, promote_top(hms[i], pos[i]));
 		if (b < 0)
 			break;
+		/* Weighted turns within a bucket: counted from its start. */
+		if (k && b != rr->bucket)
+			for (i = 0; i < nr; i++)
+				*share[i].served = 0;
 		start = b == rr->bucket ? promote_turn(hms, nr, rr->seq) : 0;
+		best = nr;
 		for (j = 0; j < nr; j++) {
 			i = (start + j) % nr;
-			if (pos[i][b] != &hms[i]->map.buckets[b])
-				break;
+			if (pos[i][b] == &hms[i]->map.buckets[b] || !share[i].weight)
+				continue;
+			if (best == nr || promote_before(&share[i], &share[best]))
+				best = i;
 		}
-		promote_take(&out[k], hms[i], pos[i], b);
+		promote_take(&out[k], hms[best], pos[best], b);
+		(*share[best].served)++;
 		rr->bucket = b;
-		rr->seq = hms[i]->seq;
+		rr->seq = hms[best]->seq;
 	}
 	return k;
 }
@@ -409,10 +446,12 @@ static bool promote_region(struct hawkeye_mm *hm, struct hawkeye_region *r)
 
 /*
  * hawkeye-pmu: up to @n regions for the processes measured above the
- * threshold, then for those without a measurement in the hawkeye-g
- * order. Reorders @hms: the unmeasured ones first.
+ * threshold (a measurement counts times the weight of the process's
+ * cgroup, / 100), then for those without a measurement in the hawkeye-g
+ * order. Reorders @hms and @share alike: the unmeasured ones first.
  */
 static unsigned int promote_pick_pmu(struct hawkeye_mm **hms, unsigned int nr,
+				     struct hawkeye_share *share,
 				     struct list_head *(*pos)[HAWKEYE_NR_BUCKETS],
 				     struct hawkeye_rr *rr,
 				     struct hawkeye_pick *picks, unsigned int n)
@@ -422,8 +461,14 @@ static unsigned int promote_pick_pmu(struct hawkeye_mm **hms, unsigned int nr,
 
 	if (!measured)
 		return 0;
-	for (i = 0; i < nr; i++)
+	for (i = 0; i < nr; i++) {
 		measured[i] = promote_measured(hms[i]);
+		if (measured[i] > 0)
+			measured[i] = min_t(u64, (u64)measured[i] * share[i].weight / 100,
+					    INT_MAX);
+		if (!share[i].weight)
+			measured[i] = -1;
+	}
 	got = promote_order_pmu(hms, nr, measured,
 				READ_ONCE(hawkeye_promote.pmu_threshold),
 				READ_ONCE(hawkeye_promote.pmu_band),
@@ -432,6 +477,7 @@ static unsigned int promote_pick_pmu(struct hawkeye_mm **hms, unsigned int nr,
 	for (i = 0; i < nr; i++) {
 		if (measured[i] < 0) {
 			swap(hms[nr_none], hms[i]);
+			swap(share[nr_none], share[i]);
 			nr_none++;
 		}
 	}
@@ -441,8 +487,49 @@ static unsigned int promote_pick_pmu(struct hawkeye_mm **hms, unsigned int nr,
 		pr_notice("hawkeye-pmu: no MMU overhead measurements (is tools/hawkeye-pmud running?); promoting by the HawkEye-G estimate\n");
 	}
 	if (got < n && nr_none)
-		got += promote_order(hms, nr_none, pos, rr, picks + got, n - got);
+		got += promote_order(hms, nr_none, share, pos, rr, picks + got,
+				     n - got);
 	return got;
+}
+
+/*
+ * Each process's share in a batch: its cgroup's weight, 0 if the cgroup
+ * is at its huge page cap (its collapses could not be charged), and its
+ * cgroup's count of regions picked, from 0. NULL if out of memory.
+ */
+static struct hawkeye_share *promote_shares(struct hawkeye_mm **hms,
+					    unsigned int nr)
+{
+	/* Without memory cgroups all share one count: plain turns. */
+	static unsigned int served_no_memcg;
+	struct hawkeye_share *share = kmalloc_array(nr, sizeof(*share), GFP_KERNEL);
+	unsigned int i;
+
+	if (!share)
+		return NULL;
+	for (i = 0; i < nr; i++) {
+		struct mem_cgroup *memcg = get_mem_cgroup_from_mm(hms[i]->mm);
+
+		share[i].memcg = memcg;
+		share[i].weight = hawkeye_memcg_huge_full(memcg, HPAGE_PMD_NR, GFP_KERNEL) ?
+				  0 : hawkeye_memcg_weight(memcg);
+#ifdef CONFIG_MEMCG
+		share[i].served = memcg ? &memcg->hawkeye.served : &served_no_memcg;
+#else
+		share[i].served = &served_no_memcg;
+#endif
+		*share[i].served = 0;
+	}
+	return share;
+}
+
+static void promote_shares_put(struct hawkeye_share *share, unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; share && i < nr; i++)
+		mem_cgroup_put(share[i].memcg);
+	kfree(share);
 }
 
 /* Promote up to @batch regions, in the order of @order. */
@@ -450,19 +537,22 @@ static void map_batch(struct hawkeye_mm **hms, unsigned int nr,
 		      unsigned int batch, struct hawkeye_rr *rr,
 		      unsigned int (*order)(struct hawkeye_mm **hms,
 					    unsigned int nr,
+					    struct hawkeye_share *share,
 					    struct list_head *(*pos)[HAWKEYE_NR_BUCKETS],
 					    struct hawkeye_rr *rr,
 					    struct hawkeye_pick *out,
 					    unsigned int n))
 {
 	struct list_head *(*pos)[HAWKEYE_NR_BUCKETS];
+	struct hawkeye_share *share = promote_shares(hms, nr);
 	struct hawkeye_pick *picks;
 	unsigned int i, n = 0;
 
 	pos = kmalloc_array(nr, sizeof(*pos), GFP_KERNEL);
 	picks = kmalloc_array(batch, sizeof(*picks), GFP_KERNEL);
-	if (pos && picks)
-		n = order(hms, nr, pos, rr, picks, batch);
+	if (pos && picks && share)
+		n = order(hms, nr, share, pos, rr, picks, batch);
+	promote_shares_put(share, nr);
 	if (n)
 		lru_add_drain_all();
 	for (i = 0; i < n && !kthread_should_stop(); i++) {

@@ -726,7 +726,7 @@ static unsigned int debloat_memcg_max_ptes_none(struct mm_struct *mm,
 			continue;
 		start = div_u64((u64)limit * high, 100);
 		usage = page_counter_read(&m->memory);
-		usage -= min(usage, (unsigned long)charged);
+		usage -= min_t(unsigned long, usage, charged);
 		max = min(max, start > usage ? start - usage : 0);
 		if (READ_ONCE(m->hawkeye.active))
 			max = min(max, max(READ_ONCE(m->hawkeye.bar), 1U) - 1UL);

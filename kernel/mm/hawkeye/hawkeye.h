@@ -175,7 +175,21 @@ unsigned long hawkeye_memcg_margin(struct mem_cgroup *memcg);
 unsigned int hawkeye_memcg_psi(struct mem_cgroup *memcg);
 bool hawkeye_memcg_recoverable(struct folio *folio, struct mem_cgroup *domain);
 int hawkeye_memcg_grab_mms(struct mem_cgroup *memcg, struct mm_struct ***out);
+unsigned int hawkeye_memcg_weight(struct mem_cgroup *memcg);
+bool hawkeye_memcg_huge_full(struct mem_cgroup *memcg, unsigned int nr_pages,
+			     gfp_t gfp);
 #else
+static inline unsigned int hawkeye_memcg_weight(struct mem_cgroup *memcg)
+{
+	return 100;
+}
+
+static inline bool hawkeye_memcg_huge_full(struct mem_cgroup *memcg,
+					   unsigned int nr_pages, gfp_t gfp)
+{
+	return false;
+}
+
 static inline unsigned int hawkeye_memcg_psi(struct mem_cgroup *memcg)
 {
 	return 0;

@@ -5,7 +5,8 @@
  * What bloat recovery asks of a cgroup: how close it is to its limit (the
  * tighter of memory.high and memory.max), whether its tasks stall on
  * memory (PSI), which processes are in it and whether a THP is charged to
- * it; and the cgroup's file memory.hawkeye.debloat.
+ * it; what promotion asks: the cgroup's weight and whether it is at its
+ * cap on huge pages; and the cgroup's files memory.hawkeye.*.
  *
  * See Documentation/admin-guide/mm/hawkeye.rst.
  */
@@ -17,11 +18,18 @@
 #include <linux/oom.h>
 #include <linux/page_counter.h>
 #include <linux/psi.h>
+#include <linux/seq_file.h>
+#include <linux/huge_mm.h>
 #include <linux/sched/loadavg.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 
 #include "hawkeye.h"
+
+#define MEMCG_WEIGHT_DEFAULT	100
+#define MEMCG_WEIGHT_MAX	10000
+
+DEFINE_STATIC_KEY_FALSE(hawkeye_huge_cap_key);
 
 /**
  * hawkeye_memcg_limit() - the limit a cgroup's usage runs into first
@@ -146,6 +154,60 @@ int hawkeye_memcg_grab_mms(struct mem_cgroup *memcg, struct mm_struct ***out)
 	return hawkeye_dedup_mms(m.mms, m.nr);
 }
 
+/**
+ * hawkeye_memcg_weight() - a cgroup's share of promotions
+ * @memcg: the cgroup; NULL: none (memory cgroups are off)
+ *
+ * Return: memory.hawkeye.weight, 1 to 10000; 100 by default.
+ */
+unsigned int hawkeye_memcg_weight(struct mem_cgroup *memcg)
+{
+	unsigned int weight = memcg ? READ_ONCE(memcg->hawkeye.weight) : 0;
+
+	return weight ?: MEMCG_WEIGHT_DEFAULT;
+}
+
+/**
+ * hawkeye_memcg_huge_full() - would a huge page take a cgroup past its cap?
+ * @memcg: the cgroup charged; NULL: none
+ * @nr_pages: the charge; smaller than a PMD-sized page: never over
+ * @gfp: the charge's; a blocking one first brings the counts up to date
+ *
+ * The anonymous THPs charged to @memcg or an ancestor with a cap (their
+ * subtree's, memory.stat anon_thp), and @nr_pages, must fit under the cap.
+ * Charges running at once may each see the others' THPs not counted yet.
+ *
+ * Return: true if a charge of @nr_pages is over a cap.
+ */
+bool hawkeye_memcg_huge_full(struct mem_cgroup *memcg, unsigned int nr_pages,
+			     gfp_t gfp)
+{
+	if (nr_pages < HPAGE_PMD_NR)
+		return false;
+	for (; memcg && !mem_cgroup_is_root(memcg); memcg = parent_mem_cgroup(memcg)) {
+		if (!READ_ONCE(memcg->hawkeye.huge_capped))
+			continue;
+		/* The subtree's pending counts: cheap below rstat's batch. */
+		if (gfpflags_allow_blocking(gfp))
+			mem_cgroup_flush_stats(memcg);
+		if (memcg_page_state(memcg, NR_ANON_THPS) + nr_pages >
+		    READ_ONCE(memcg->hawkeye.huge_max))
+			return true;
+	}
+	return false;
+}
+
+/* The charge hook: a huge page over a cap is refused, and counted. */
+bool __hawkeye_memcg_huge_denied(struct mem_cgroup *memcg,
+				 unsigned int nr_pages, gfp_t gfp)
+{
+	if (!hawkeye_memcg_huge_full(memcg, nr_pages, gfp))
+		return false;
+	count_vm_event(HAWKEYE_MEMCG_HUGE_CAPPED);
+	count_memcg_events(memcg, HAWKEYE_MEMCG_HUGE_CAPPED, 1);
+	return true;
+}
+
 static u64 debloat_read(struct cgroup_subsys_state *css, struct cftype *cft)
 {
 	return !READ_ONCE(mem_cgroup_from_css(css)->hawkeye.debloat_off);
@@ -160,12 +222,71 @@ static int debloat_write(struct cgroup_subsys_state *css, struct cftype *cft,
 	return 0;
 }
 
+static u64 weight_read(struct cgroup_subsys_state *css, struct cftype *cft)
+{
+	return hawkeye_memcg_weight(mem_cgroup_from_css(css));
+}
+
+static int weight_write(struct cgroup_subsys_state *css, struct cftype *cft,
+			u64 val)
+{
+	if (!val || val > MEMCG_WEIGHT_MAX)
+		return -EINVAL;
+	WRITE_ONCE(mem_cgroup_from_css(css)->hawkeye.weight, val);
+	return 0;
+}
+
+static int huge_max_show(struct seq_file *m, void *v)
+{
+	struct hawkeye_memcg *hm = &mem_cgroup_from_seq(m)->hawkeye;
+
+	if (!READ_ONCE(hm->huge_capped))
+		seq_puts(m, "max\n");
+	else
+		seq_printf(m, "%llu\n", (u64)READ_ONCE(hm->huge_max) * PAGE_SIZE);
+	return 0;
+}
+
+/* Bytes or "max"; a cap is a number of 2 MB pages, rounded down. */
+static ssize_t huge_max_write(struct kernfs_open_file *of, char *buf,
+			      size_t nbytes, loff_t off)
+{
+	struct hawkeye_memcg *hm = &mem_cgroup_from_css(of_css(of))->hawkeye;
+	unsigned long max;
+	int err;
+
+	err = page_counter_memparse(strstrip(buf), "max", &max);
+	if (err)
+		return err;
+	if (max == PAGE_COUNTER_MAX) {
+		WRITE_ONCE(hm->huge_capped, false);
+		return nbytes;
+	}
+	WRITE_ONCE(hm->huge_max, round_down(max, HPAGE_PMD_NR));
+	WRITE_ONCE(hm->huge_capped, true);
+	/* On for good: no cgroup pays for the check before a first cap. */
+	static_branch_enable(&hawkeye_huge_cap_key);
+	return nbytes;
+}
+
 static struct cftype hawkeye_memcg_files[] = {
 	{
 		.name = "hawkeye.debloat",
 		.flags = CFTYPE_NOT_ON_ROOT,
 		.read_u64 = debloat_read,
 		.write_u64 = debloat_write,
+	},
+	{
+		.name = "hawkeye.weight",
+		.flags = CFTYPE_NOT_ON_ROOT,
+		.read_u64 = weight_read,
+		.write_u64 = weight_write,
+	},
+	{
+		.name = "hawkeye.huge_max",
+		.flags = CFTYPE_NOT_ON_ROOT,
+		.seq_show = huge_max_show,
+		.write = huge_max_write,
 	},
 	{ }	/* terminate */
 };

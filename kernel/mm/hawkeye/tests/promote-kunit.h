@@ -167,25 +167,82 @@ static void promote_test_fig4(struct kunit *test, struct hawkeye_mm **hms)
 }
 
 /*
- * Pick @n regions as a promotion round does, take the picked ones out of
- * the map (promoted) and append their indexes to @seq.
+ * Pick @n regions as a promotion round does, each process in a cgroup of
+ * its own with the weight @weights[i] (NULL: 100 each), take the picked
+ * ones out of the map (promoted) and append their indexes to @seq.
  */
-static int promote_test_round(struct kunit *test, struct hawkeye_mm **hms,
-			      unsigned int nr, struct hawkeye_rr *rr,
-			      unsigned int n, unsigned long *seq)
+static int promote_test_round_weighted(struct kunit *test,
+				       struct hawkeye_mm **hms, unsigned int nr,
+				       const unsigned int *weights,
+				       struct hawkeye_rr *rr, unsigned int n,
+				       unsigned long *seq)
 {
 	struct list_head *pos[3][HAWKEYE_NR_BUCKETS];
+	struct hawkeye_share share[3];
+	unsigned int served[3] = {};
 	struct hawkeye_pick picks[16];
 	unsigned int i, got;
 
 	KUNIT_ASSERT_LE(test, nr, 3U);
 	KUNIT_ASSERT_LE(test, n, 16U);
-	got = promote_order(hms, nr, pos, rr, picks, n);
+	for (i = 0; i < nr; i++)
+		share[i] = (struct hawkeye_share){
+			.weight = weights ? weights[i] : 100, .served = &served[i],
+		};
+	got = promote_order(hms, nr, share, pos, rr, picks, n);
 	for (i = 0; i < got; i++) {
 		seq[i] = picks[i].r->addr >> PMD_SHIFT;
 		map_remove(picks[i].hm, picks[i].r);
 	}
 	return got;
+}
+
+static int promote_test_round(struct kunit *test, struct hawkeye_mm **hms,
+			      unsigned int nr, struct hawkeye_rr *rr,
+			      unsigned int n, unsigned long *seq)
+{
+	return promote_test_round_weighted(test, hms, nr, NULL, rr, n, seq);
+}
+
+/*
+ * Two cgroups with weights 1:3 and regions in one bucket: a batch of 8
+ * gives them 2 and 6, batch after batch; once the heavier one has none
+ * left, the other gets them all. A cgroup at its cap (weight 0) gets none.
+ */
+static void promote_test_order_weights(struct kunit *test)
+{
+	static const unsigned int weights[] = { 100, 300 }, capped[] = { 0, 300 };
+	struct hawkeye_rr rr = { .bucket = -1 };
+	struct hawkeye_mm *hms[2];
+	unsigned long seq[16];
+	unsigned int done[2];
+	int i, j, n;
+
+	for (i = 0; i < 2; i++) {
+		hms[i] = promote_test_mm(test, i + 1);
+		for (j = 0; j < (i ? 12 : 14); j++)
+			promote_test_add(test, hms[i], PT('A' + i, j), 300);
+	}
+	for (i = 0; i < 2; i++) {
+		n = promote_test_round_weighted(test, hms, 2, weights, &rr, 8, seq);
+		KUNIT_ASSERT_EQ(test, n, 8);
+		done[0] = done[1] = 0;
+		for (j = 0; j < n; j++)
+			done[seq[j] / 16]++;
+		KUNIT_EXPECT_EQ_MSG(test, done[0], 2U, "batch %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, done[1], 6U, "batch %d", i);
+	}
+	/* B has none left: A gets the whole batch. */
+	n = promote_test_round_weighted(test, hms, 2, weights, &rr, 8, seq);
+	KUNIT_EXPECT_EQ(test, n, 8);
+	for (j = 0; j < n; j++)
+		KUNIT_EXPECT_EQ(test, seq[j] / 16, 0UL);
+	/* A at its cap: nothing for it, even with nobody else. */
+	KUNIT_EXPECT_EQ(test, promote_test_round_weighted(test, hms, 2, capped,
+							  &rr, 8, seq), 0);
+	KUNIT_EXPECT_EQ(test, hms[0]->map.nr_regions, 2UL);
+	for (i = 0; i < 2; i++)
+		promote_test_free(hms[i]);
 }
 
 static const unsigned long promote_test_fig4_order[] = {
@@ -402,19 +459,21 @@ static void promote_test_pmu_fallback(struct kunit *test)
 	struct list_head *pos[3][HAWKEYE_NR_BUCKETS];
 	struct hawkeye_pick picks[16];
 	struct hawkeye_mm *all[3], *hms[3];
-	unsigned int done[3] = {};
+	struct hawkeye_share share[3];
+	unsigned int done[3] = {}, served = 0;
 	int i, j, n;
 
 	for (i = 0; i < 3; i++) {
 		all[i] = hms[i] = promote_test_mm(test, i + 1);
 		for (j = 0; j < 3; j++)
 			promote_test_add(test, hms[i], PT('A' + i, j), 300);
+		share[i] = (struct hawkeye_share){ .weight = 100, .served = &served };
 	}
 	all[0]->map.measured = 50;			/* A: measured, low */
 	all[0]->map.measured_at = jiffies;
 	all[2]->map.measured = 6000;		/* C: measured, high */
 	all[2]->map.measured_at = jiffies;
-	n = promote_pick_pmu(hms, 3, pos, &rr, picks, 16);
+	n = promote_pick_pmu(hms, 3, share, pos, &rr, picks, 16);
 	KUNIT_ASSERT_EQ(test, n, 6);
 	for (i = 0; i < n; i++) {
 		done[(picks[i].r->addr >> PMD_SHIFT) / 16]++;
@@ -517,6 +576,7 @@ static struct kunit_case promote_test_cases[] = {
 	KUNIT_CASE(promote_test_order_paper),
 	KUNIT_CASE(promote_test_order_batches),
 	KUNIT_CASE(promote_test_order_fair),
+	KUNIT_CASE(promote_test_order_weights),
 	KUNIT_CASE(promote_test_pmu_table9),
 	KUNIT_CASE(promote_test_pmu_band),
 	KUNIT_CASE(promote_test_pmu_fallback),
