@@ -399,41 +399,58 @@ static int promote_every(const char *batch, const char *sleep_ms)
 	       sysfs_write(PROMOTE "policy", "hawkeye-g");
 }
 
+/* The bucket that holds all of @pid's regions (sampled twice); -1: none. */
+static int one_bucket(pid_t pid)
+{
+	long regions = proc_hawkeye(pid, "regions");
+	char key[16];
+
+	if (proc_hawkeye(pid, "samples") < 2 || regions <= 0)
+		return -1;
+	for (int b = 0; b < 10; b++) {
+		snprintf(key, sizeof(key), "bucket%d", b);
+		if (proc_hawkeye(pid, key) == regions)
+			return b;
+	}
+	return -1;
+}
+
 /*
- * Two cgroups with weights 1:3, an equally hot process in each: the first
- * batch of 8 promotions (sampled the same, one bucket) goes 1:3 to them.
+ * Two cgroups with weights 1:3, an equally hot process in each: once
+ * both processes' regions are in one bucket, a batch of 8 promotions goes
+ * 1:3 to them.
  */
-TEST_F_TIMEOUT(containers, promotions_follow_weights, 180)
+TEST_F_TIMEOUT(containers, promotions_follow_weights, 240)
 {
 	long a = 0, b = 0;
+	int bucket = -1;
 	pid_t pa, pb;
 	double end;
 
 	ASSERT_EQ(0, cg_write(CG_A, "memory.hawkeye.weight", "100"));
 	ASSERT_EQ(0, cg_write(CG_B, "memory.hawkeye.weight", "300"));
-	pa = cg_run(CG_A, touch_forever, 32);
-	pb = cg_run(CG_B, touch_forever, 32);
+	pa = cg_run(CG_A, touch_forever, 16);
+	pb = cg_run(CG_B, touch_forever, 16);
 	ASSERT_LT(0, pa);
 	ASSERT_LT(0, pb);
-	sleep(2);
-	/* A batch every 5 s: the first comes after both were sampled. */
-	ASSERT_EQ(0, promote_every("8", "5000"));
-	for (end = now_s() + 120; a + b < 8 && now_s() < end; sleep_ms(100)) {
+	/* Sampled, not promoted, until both are in the same bucket. */
+	ASSERT_EQ(0, promote_every("8", "600000"));
+	for (end = now_s() + 90; now_s() < end; sleep_ms(200)) {
+		bucket = one_bucket(pa);
+		if (bucket >= 0 && bucket == one_bucket(pb))
+			break;
+		bucket = -1;
+	}
+	ASSERT_LE(0, bucket) TH_LOG("the two processes never shared a bucket");
+	/* The first batch at once, the next 5 s later. */
+	ASSERT_EQ(0, sysfs_write(PROMOTE "sleep_ms", "5000"));
+	for (end = now_s() + 60; a + b < 8 && now_s() < end; sleep_ms(100)) {
 		a = cg_long(CG_A, "memory.stat", "hawkeye_promote_success");
 		b = cg_long(CG_B, "memory.stat", "hawkeye_promote_success");
 	}
-	TH_LOG("first batch: %ld promotions in the cgroup of weight 100, %ld in that of 300",
-	       a, b);
-	for (int i = 0; i < 2; i++) {
-		char path[64], map[512] = "";
-
-		snprintf(path, sizeof(path), "/proc/%d/hawkeye", i ? pb : pa);
-		read_file(path, map, sizeof(map));
-		for (char *c = map; *c; c++)
-			*c = *c == '\n' ? ' ' : *c;
-		TH_LOG("%s: %s", i ? "weight 300" : "weight 100", map);
-	}
 	sysfs_write(PROMOTE "policy", "linux");
+	TH_LOG("first batch from bucket %d: %ld promotions in the cgroup of weight 100, "
+	       "%ld in that of 300", bucket, a, b);
 	kill(pa, SIGKILL);
 	kill(pb, SIGKILL);
 	wait_status(pa);
