@@ -213,11 +213,11 @@ static bool promote_before(const struct hawkeye_share *x,
  * giving the region at the head of its bucket first; where their cgroups
  * (@share) differ, turns go by weight: cgroups with weights 1:3 get
  * regions 1:3 of a bucket in a batch. Processes of a cgroup at its cap
- * (weight 0) get none. Turns start with the first process whenever the bucket changes,
- * and go on from where @rr left them otherwise, so that a batch ending
- * mid-bucket does not favour anyone. @pos is scratch space for @nr
- * processes. Changes nothing but @rr, @pos and what @share counts.
- * Returns the number of regions put in @out.
+ * (weight 0) get none. Turns start with the first process whenever the
+ * bucket changes, and go on from where @rr left them otherwise, so that a
+ * batch ending mid-bucket does not favour anyone. @pos is scratch space
+ * for @nr processes. Changes nothing but @rr, @pos and what @share
+ * counts. Returns the number of regions put in @out.
  */
 static unsigned int promote_order(struct hawkeye_mm **hms, unsigned int nr,
 				  struct hawkeye_share *share,

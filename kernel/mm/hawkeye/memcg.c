@@ -15,13 +15,13 @@
 #include <linux/cgroup.h>
 #include <linux/hawkeye.h>
 #include <linux/memcontrol.h>
+#include <linux/huge_mm.h>
 #include <linux/oom.h>
 #include <linux/page_counter.h>
 #include <linux/psi.h>
-#include <linux/seq_file.h>
-#include <linux/huge_mm.h>
 #include <linux/sched/loadavg.h>
 #include <linux/sched/mm.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 
 #include "hawkeye.h"
