@@ -363,20 +363,6 @@ TEST_F_TIMEOUT(containers, races_with_migration_and_removal, 300)
 	rmdir(kids[1]);
 }
 
-/* Base pages HawkEye-G may promote (THP only by MADV_HUGEPAGE). */
-static char *map_promotable(size_t len)
-{
-	char *p = map_aligned(len);
-
-	if (!p)
-		return NULL;
-	madvise(p, len, MADV_NOHUGEPAGE);
-	for (size_t i = 0; i < len; i += PAGE_SZ)
-		p[i] = 1;
-	madvise(p, len, MADV_HUGEPAGE);
-	return p;
-}
-
 /* A hot process: @mb of promotable memory, every page written, forever. */
 static int touch_forever(long mb)
 {
@@ -550,59 +536,53 @@ TEST_F_TIMEOUT(containers, huge_cap_stops_faults_and_promotion, 240)
 	close(fds[1]);
 }
 
-TEST_F(containers, weight_and_cap_files_refuse_bad_input)
+/* Every memory.hawkeye.* file: EINVAL for bad input, state unchanged. */
+TEST_F(containers, hawkeye_files_refuse_bad_input)
 {
-	static const char *const bad_weight[] = { "0", "10001", "-1", "x", "1 1" };
-	static const char *const bad_cap[] = { "-1", "x", "1 1", "maximum" };
+	static const struct knob_bad bad[] = {
+		{ CG_A "memory.hawkeye.debloat", { "2", "-1", "x", "1 1", "7" } },
+		{ CG_A "memory.hawkeye.weight", { "0", "10001", "-1", "x", "1 1" } },
+		{ CG_A "memory.hawkeye.huge_max", { "-1", "x", "1 1", "maximum" } },
+	};
+	static const char *const watch[] = {
+		CG_A "memory.hawkeye.debloat", CG_A "memory.hawkeye.weight",
+		CG_A "memory.hawkeye.huge_max",
+	};
 	char buf[32] = "";
 
+	EXPECT_NE(0, access(CGROOT "memory.hawkeye.debloat", F_OK));
 	EXPECT_NE(0, access(CGROOT "memory.hawkeye.weight", F_OK));
 	EXPECT_NE(0, access(CGROOT "memory.hawkeye.huge_max", F_OK));
+	/* The defaults. */
+	EXPECT_EQ(1, cg_long(CG_A, "memory.hawkeye.debloat", NULL));
 	EXPECT_EQ(100, cg_long(CG_A, "memory.hawkeye.weight", NULL));
-	for (unsigned int i = 0; i < NR(bad_weight); i++) {
-		EXPECT_NE(0, cg_write(CG_A, "memory.hawkeye.weight", bad_weight[i]))
-			TH_LOG("'%s' taken", bad_weight[i]);
-		EXPECT_EQ(100, cg_long(CG_A, "memory.hawkeye.weight", NULL));
-	}
+	EXPECT_EQ(0, read_file(CG_A "memory.hawkeye.huge_max", buf, sizeof(buf)));
+	EXPECT_STREQ("max\n", buf);
+	EXPECT_REFUSED(bad, watch);
+
+	/* Set otherwise, and refused again. */
+	EXPECT_EQ(0, cg_write(CG_A, "memory.hawkeye.debloat", "0"));
+	EXPECT_EQ(0, cg_long(CG_A, "memory.hawkeye.debloat", NULL));
 	EXPECT_EQ(0, cg_write(CG_A, "memory.hawkeye.weight", "10000"));
 	EXPECT_EQ(10000, cg_long(CG_A, "memory.hawkeye.weight", NULL));
-
+	/* A cap counts whole 2 MB pages. */
 	EXPECT_EQ(0, cg_write(CG_A, "memory.hawkeye.huge_max", "5M"));
-	for (unsigned int i = 0; i < NR(bad_cap); i++) {
-		EXPECT_NE(0, cg_write(CG_A, "memory.hawkeye.huge_max", bad_cap[i]))
-			TH_LOG("'%s' taken", bad_cap[i]);
-		/* A cap counts whole 2 MB pages. */
-		EXPECT_EQ(4 * MB, cg_long(CG_A, "memory.hawkeye.huge_max", NULL));
-	}
+	EXPECT_EQ(4 * MB, cg_long(CG_A, "memory.hawkeye.huge_max", NULL));
+	EXPECT_REFUSED(bad, watch);
+	EXPECT_EQ(0, cg_write(CG_A, "memory.hawkeye.debloat", "1\n"));
+	EXPECT_EQ(1, cg_long(CG_A, "memory.hawkeye.debloat", NULL));
+	EXPECT_EQ(0, cg_write(CG_A, "memory.hawkeye.huge_max", "0"));
+	EXPECT_EQ(0, cg_long(CG_A, "memory.hawkeye.huge_max", NULL));
 	EXPECT_EQ(0, cg_write(CG_A, "memory.hawkeye.huge_max", "max"));
 	EXPECT_EQ(0, read_file(CG_A "memory.hawkeye.huge_max", buf, sizeof(buf)));
 	EXPECT_STREQ("max\n", buf);
-	EXPECT_EQ(0, cg_write(CG_A, "memory.hawkeye.huge_max", "0"));
-	EXPECT_EQ(0, cg_long(CG_A, "memory.hawkeye.huge_max", NULL));
-}
 
-TEST_F(containers, debloat_file_refuses_bad_input)
-{
-	static const char *const bad[] = { "2", "-1", "x", "1 1" };
-
-	EXPECT_NE(0, access(CGROOT "memory.hawkeye.debloat", F_OK));
-	EXPECT_EQ(1, cg_long(CG_A, "memory.hawkeye.debloat", NULL));
-	for (unsigned int i = 0; i < NR(bad); i++) {
-		EXPECT_NE(0, cg_write(CG_A, "memory.hawkeye.debloat", bad[i]))
-			TH_LOG("'%s' taken", bad[i]);
-		EXPECT_EQ(1, cg_long(CG_A, "memory.hawkeye.debloat", NULL));
-	}
-	EXPECT_EQ(0, cg_write(CG_A, "memory.hawkeye.debloat", "0"));
-	EXPECT_EQ(0, cg_long(CG_A, "memory.hawkeye.debloat", NULL));
-	EXPECT_NE(0, cg_write(CG_A, "memory.hawkeye.debloat", "7"));
-	EXPECT_EQ(0, cg_long(CG_A, "memory.hawkeye.debloat", NULL));
-	EXPECT_EQ(0, cg_write(CG_A, "memory.hawkeye.debloat", "1\n"));
-	EXPECT_EQ(1, cg_long(CG_A, "memory.hawkeye.debloat", NULL));
 	/* The counters are in memory.stat, hierarchical. */
 	EXPECT_LE(0, cg_long(CG_A, "memory.stat", "hawkeye_debloat_thp_split"));
 	EXPECT_LE(0, cg_long(CG_A, "memory.stat", "hawkeye_debloat_zero_pages_freed"));
 	EXPECT_LE(0, cg_long(CG_A, "memory.stat", "hawkeye_promote_success"));
 	EXPECT_LE(0, cg_long(CGROOT, "memory.stat", "hawkeye_debloat_thp_split"));
+	EXPECT_LE(0, cg_long(CG_A, "memory.stat", "hawkeye_memcg_huge_capped"));
 }
 
 TEST_HARNESS_MAIN

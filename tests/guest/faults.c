@@ -70,20 +70,6 @@ static int mark_threads(bool on)
 	return marked;
 }
 
-/* Base pages that HawkEye-G may promote (THP only by MADV_HUGEPAGE). */
-static char *map_promotable(size_t len)
-{
-	char *p = map_aligned(len);
-
-	if (!p)
-		return NULL;
-	madvise(p, len, MADV_NOHUGEPAGE);
-	for (size_t i = 0; i < len; i += PAGE_SZ)
-		p[i] = 1;
-	madvise(p, len, MADV_HUGEPAGE);
-	return p;
-}
-
 /*
  * The forking process (marked, so its forks and faults fail too): forks
  * children that touch WORK_MB and exit, keeping KEPT of them alive, until

@@ -348,6 +348,23 @@ static inline char *map_hugepage(size_t len)
 	return p;
 }
 
+/*
+ * Base pages that HawkEye-G may promote: written while MADV_NOHUGEPAGE
+ * (no THP at fault), then MADV_HUGEPAGE.
+ */
+static inline char *map_promotable(size_t len)
+{
+	char *p = map_aligned(len);
+
+	if (!p)
+		return NULL;
+	madvise(p, len, MADV_NOHUGEPAGE);
+	for (size_t i = 0; i < len; i += PAGE_SZ)
+		p[i] = 1;
+	madvise(p, len, MADV_HUGEPAGE);
+	return p;
+}
+
 /* The byte every test writes at offset i: never zero, position dependent. */
 static inline unsigned char pattern(size_t i, unsigned int seed)
 {
