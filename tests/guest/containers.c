@@ -221,10 +221,9 @@ TEST_F_TIMEOUT(containers, recovery_saves_a_bloated_container, 300)
 	EXPECT_LT(256 * cg_long(CG_A, "memory.stat", "hawkeye_debloat_thp_split"),
 		  cg_long(CG_A, "memory.stat", "hawkeye_debloat_zero_pages_freed"));
 	/*
-	 * Not asserted yet: that no reclaim runs. pgscan was 0 in some runs
-	 * and 54k-72k in others, with up to 56 MB swapped before huge pages'
-	 * charges stopped reclaiming, under 1 MB since (closing note of
-	 * issue 17): direct recovery does not always make a charge fit.
+	 * Not asserted yet: that no reclaim runs. pgscan was 0 in most runs
+	 * and 53k-72k in others, with under 1 MB swapped since huge pages'
+	 * charges stopped reclaiming (closing notes of issue 17).
 	 */
 
 	/* The neighbour: no limit, nothing split, though as sparse. */

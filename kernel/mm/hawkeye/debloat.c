@@ -366,7 +366,10 @@ static int debloat_scan_pmd(pmd_t *pmd, unsigned long addr,
 	if (dw->dom->goal)
 		dw->dom->budget--;
 	/* Batch done: the caller drops mmap_lock and keeps to the rate. */
-	return --dw->budget ? 0 : 1;
+	if (!--dw->budget)
+		return 1;
+	/* Direct: no more THPs split than the charge needs. */
+	return dw->dom->goal && !debloat_goes_on(dw->dom);
 }
 
 static int debloat_test_walk(unsigned long start, unsigned long end,
