@@ -17,20 +17,32 @@
 # NAME/N (e.g. "Linux-2MB/1 HawkEye/1 Linux-2MB/2 HawkEye/2": interleaved
 # repetitions); -n stops each after T1 (throughput without pressure only).
 #
+# Containers (-g FACTOR): the server runs in the memory cgroup bench-redis.
+# The first configuration, Linux-4KB, runs without a limit; its peak
+# (memory.peak) times FACTOR is memory.max for the others:
+#   Linux-2MB-409  THP always, max_ptes_none 409: 6.12's THP shrinker
+#                  splits underused THPs once reclaim runs (Meta's setting)
+#   HawkEye-global HawkEye with recovery off in the cgroup: the paper's
+#                  design, whose watermarks are the machine's
+#   HawkEye-3      HawkEye, beside two xsbench containers (bench-xs1,
+#                  bench-xs2: memory.hawkeye.weight 100 and 300, XS_MB each,
+#                  faulted in base pages) that hawkeye-g promotes meanwhile
+#
 #   bench/bloat.sh -o OUTFILE [-b BINDIR] [-d DATA_PCT] [-x DEL_PCT]
-#                  [-s SETTLE] [-t TPUT] [-c CONFIGS] [-n]
+#                  [-s SETTLE] [-t TPUT] [-c CONFIGS] [-n] [-g FACTOR]
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 out=results/raw/bloat.jsonl bindir=$here/../build/bench
 data_pct=65 del_pct=70 settle=60 tput=20 seed=1
-configs="Linux-4KB Linux-2MB HawkEye" no_pressure=
+configs="Linux-4KB Linux-2MB HawkEye" no_pressure= factor= XS_MB=${XS_MB:-64}
 usage() {
-	echo "usage: $0 [-o OUTFILE] [-b BINDIR] [-d DATA_PCT] [-x DEL_PCT] [-s SETTLE] [-t TPUT] [-c CONFIGS] [-n]" >&2
+	echo "usage: $0 [-o OUTFILE] [-b BINDIR] [-d DATA_PCT] [-x DEL_PCT] [-s SETTLE] [-t TPUT] [-c CONFIGS] [-n] [-g FACTOR]" >&2
 	exit 2
 }
 . "$here/lib.sh"
-options usage o:out b:bindir d:data_pct x:del_pct s:settle t:tput c:configs n=no_pressure -- "$@"
+options usage o:out b:bindir d:data_pct x:del_pct s:settle t:tput c:configs n=no_pressure \
+	g:factor -- "$@"
 KH=$THP/khugepaged
 H=/sys/kernel/mm/hawkeye
 command -v redis-server >/dev/null || { echo "bloat.sh: redis-server is not installed" >&2; exit 1; }
@@ -44,16 +56,27 @@ mem() { awk -v k="$1:" '$1 == k {print $2}' /proc/meminfo; }
 # Knobs as booted, put back at the end.
 knobs="$THP/enabled $THP/defrag $KH/pages_to_scan $KH/scan_sleep_millisecs
 	$KH/alloc_sleep_millisecs $KH/max_ptes_none $H/prezero/enabled $H/debloat/enabled
-	$H/promote/policy $H/ingens/util_threshold"
+	$H/promote/policy $H/ingens/util_threshold $H/promote/batch $H/promote/sleep_ms
+	$H/promote/scan_period_ms"
 declare -A orig
 for f in $knobs; do [ -e "$f" ] && orig[$f]=$(sed 's/.*\[\(.*\)\].*/\1/' "$f"); done
-redis_pid=
+redis_pid= xs_pids=
+CG=/sys/fs/cgroup
 reset() {
 	[ -z "$redis_pid" ] || kill -9 "$redis_pid" 2>/dev/null || true
+	[ -z "$xs_pids" ] || kill -9 $xs_pids 2>/dev/null || true
 	for f in "${!orig[@]}"; do echo "${orig[$f]}" >"$f" 2>/dev/null || true; done
 }
 trap reset EXIT
 
+if [ -n "$factor" ]; then
+	[ -e $CG/cgroup.controllers ] || mount -t cgroup2 none $CG
+	echo +memory >$CG/cgroup.subtree_control
+	case $configs in
+	Linux-4KB*) ;;
+	*) echo "bloat.sh: -g wants Linux-4KB first: its peak sets the limit" >&2; exit 2 ;;
+	esac
+fi
 memtotal=$(mem MemTotal)
 # About 4.2 kB per key: the 4 KB value's jemalloc slot plus the key and
 # Redis's own structures.
@@ -64,14 +87,58 @@ printf '{"type": "env", %s, "mem_total_kb": %s, "swap_total_kb": %s, "cpus": %s,
 	"$(env_json)" "$memtotal" "$(mem SwapTotal)" "$(nproc)" $keys "$data_pct" "$del_pct" \
 	"$(redis-server --version | awk '{print $3}' | cut -d= -f2)" >>"$out"
 
+# cg_new NAME: a fresh memory cgroup (so that its peak and events start at 0).
+cg_new() {
+	for _ in $(seq 50); do
+		[ -d $CG/$1 ] && ! rmdir $CG/$1 2>/dev/null || break
+		sleep 0.2	# its last process is still exiting
+	done
+	mkdir $CG/$1
+}
+cg_stat() { awk -v k="$2" '$1 == k {print $2}' $CG/$1/memory.stat; }
+cg_event() { awk -v k="$2" '$1 == k {print $2}' $CG/$1/memory.events; }
+
+# xs_start: HawkEye-3's two xsbench containers, their memory faulted in
+# base pages (THP never); hawkeye-g promotes it once THP is on again.
+xs_start() {
+	local i w pid
+	echo never >$THP/enabled
+	xs_pids=
+	for i in 1 2; do
+		w=$((i == 1 ? 100 : 300))
+		cg_new bench-xs$i
+		echo $w >$CG/bench-xs$i/memory.hawkeye.weight
+		sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' $CG/bench-xs$i \
+			"$bindir/xsbench" -m "$XS_MB" -N -w -d 100000 -l xs$i >/tmp/bloat-xs$i.out &
+		xs_pids+=" $!"
+	done
+	for i in 1 2; do
+		for _ in $(seq 600); do grep -q ready /tmp/bloat-xs$i.out && break; sleep 0.2; done
+	done
+	echo 2000 >$H/promote/sleep_ms
+	echo 4 >$H/promote/batch
+	echo 5000 >$H/promote/scan_period_ms
+	echo hawkeye-g >$H/promote/policy
+	kill -USR1 $xs_pids
+}
+
 setup() {
 	echo 0 >$H/debloat/enabled
 	echo 0 >$H/prezero/enabled
 	[ -e $H/promote/policy ] && echo linux >$H/promote/policy
+	echo 511 >$KH/max_ptes_none
 	case $1 in
 	Linux-4KB) echo never >$THP/enabled ;;
 	Linux-2MB) echo always >$THP/enabled ;;
-	HawkEye)
+	Linux-2MB-409)
+		echo always >$THP/enabled
+		echo 409 >$KH/max_ptes_none ;;
+	HawkEye-3)
+		xs_start
+		echo always >$THP/enabled
+		echo 1 >$H/prezero/enabled
+		echo 1 >$H/debloat/enabled ;;
+	HawkEye | HawkEye-global)
 		echo always >$THP/enabled
 		echo 1 >$H/prezero/enabled
 		echo 1 >$H/debloat/enabled ;;
@@ -87,7 +154,6 @@ setup() {
 	*) echo "bloat.sh: unknown configuration $1" >&2; exit 2 ;;
 	esac
 	echo madvise >$THP/defrag
-	echo 511 >$KH/max_ptes_none
 	echo 32768 >$KH/pages_to_scan
 	echo 200 >$KH/scan_sleep_millisecs
 	echo 200 >$KH/alloc_sleep_millisecs
@@ -116,11 +182,19 @@ for config in $configs; do
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
 	echo 1 >/proc/sys/vm/compact_memory
-	redis_server $sock /tmp/bloat-redis.log
+	cgs=
+	if [ -n "$factor" ]; then
+		cg_new bench-redis
+		[ -z "${limit:-}" ] || echo "$limit" >$CG/bench-redis/memory.max
+		# The paper's design: recovery for the machine only.
+		[ "${config%/*}" != HawkEye-global ] || echo 0 >$CG/bench-redis/memory.hawkeye.debloat
+		cgs="bench-redis${xs_pids:+ bench-xs1 bench-xs2}"
+	fi
+	redis_server $sock /tmp/bloat-redis.log ${factor:+$CG/bench-redis}
 	oom0=$(vm oom_kill)
 	phase P1
 	start=$(date +%s.%N)
-	"$bindir/redisbloat" watch "$redis_pid" "$config" /tmp/bloat.phase >>"$out" &
+	"$bindir/redisbloat" watch "$redis_pid" "$config" /tmp/bloat.phase $cgs >>"$out" &
 	sampler_pid=$!
 	cpu_watch_start
 	ok=1
@@ -153,10 +227,36 @@ for config in $configs; do
 	printf '{"type": "end", "config": "%s", "completed": %s, "server_alive": %s, "oom_kills": %s, "seconds": %s}\n' \
 		"$config" $ok $alive $(($(vm oom_kill) - oom0)) \
 		"$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')" >>"$out"
+	if [ -n "$factor" ]; then
+		r=bench-redis
+		printf '{"type": "container", "config": "%s", "limit_kb": %s, "peak_kb": %s, "swap_peak_kb": %s, "oom_kills": %s, "pgscan": %s, "thp_split": %s, "zero_freed": %s, "xs": {' \
+			"$config" "$(($(sed 's/max/0/' $CG/$r/memory.max) / 1024))" \
+			$(($(cat $CG/$r/memory.peak) / 1024)) $(($(cat $CG/$r/memory.swap.peak) / 1024)) \
+			"$(cg_event $r oom_kill)" "$(cg_stat $r pgscan)" \
+			"$(cg_stat $r hawkeye_debloat_thp_split)" "$(cg_stat $r hawkeye_debloat_zero_pages_freed)" >>"$out"
+		sep=
+		for i in ${xs_pids:+1 2}; do
+			printf '%s"bench-xs%s": {"weight": %s, "promoted": %s, "thp_kb": %s, "thp_split": %s}' \
+				"$sep" $i "$(cat $CG/bench-xs$i/memory.hawkeye.weight)" \
+				"$(cg_stat bench-xs$i hawkeye_promote_success)" \
+				$(($(cg_stat bench-xs$i anon_thp) / 1024)) \
+				"$(cg_stat bench-xs$i hawkeye_debloat_thp_split)" >>"$out"
+			sep=", "
+		done
+		echo "}}" >>"$out"
+		# Linux-4KB's peak sets the limit of the others.
+		[ -n "${limit:-}" ] || limit=$(awk -v p="$(cat $CG/$r/memory.peak)" -v f="$factor" \
+			'BEGIN {printf "%d", p * f / 4096 * 4096}')
+	fi
 	cpu_watch_stop bloat "$config" >>"$out"
 	kill -9 "$redis_pid" 2>/dev/null || true
 	wait "$redis_pid" 2>/dev/null || true
 	redis_pid=
+	if [ -n "$xs_pids" ]; then
+		kill -9 $xs_pids 2>/dev/null || true
+		wait $xs_pids 2>/dev/null || true
+		xs_pids=
+	fi
 	wait "$sampler_pid" 2>/dev/null || true
 done
 echo "bloat.sh: done; raw results in $out" >&2

@@ -5,7 +5,11 @@ configuration (the paper's Table 7) and RSS over time (its Figure 1).
   bench/bloat_report.py [INPUT.jsonl] [-o results/bloat.json] [--plot results/bloat-rss.png]
 
 Memory is the server's footprint: resident plus swapped out (VmRSS +
-VmSwap), so that a configuration cannot look small by swapping.
+VmSwap), so that a configuration cannot look small by swapping. A run in
+containers (bloat.sh -g) also has "container" lines: "containers" then
+holds each configuration's cgroup figures (limit, peak, OOM kills, swap,
+huge pages held), the xsbench containers' promotions, and the goals of
+issue 17; the plot shows the cgroups' memory.current.
 """
 import json
 import os
@@ -19,12 +23,18 @@ GOALS = {
     "hawkeye_vs_4kb_memory_max": 1.10,
     # Without pressure its throughput is within 2% of Linux-2MB's.
     "hawkeye_vs_2mb_throughput_min": 0.98,
+    # In a container at 1.1x Linux-4KB's peak: HawkEye's peak within 5 %
+    # of Linux-4KB's, and as many huge pages as Linux-2MB while memory is
+    # free (after the deletion).
+    "container_peak_vs_4kb_max": 1.05,
+    "container_huge_vs_2mb_min": 0.95,
 }
 
 
 def read(lines):
     rows = [json.loads(line) for line in lines if line.strip()]
-    return {t: [r for r in rows if r.get("type") == t] for t in ("env", "sample", "step", "end", "thread_cpu")}
+    return {t: [r for r in rows if r.get("type") == t]
+            for t in ("env", "sample", "step", "end", "thread_cpu", "container")}
 
 
 def footprint(s):
@@ -103,9 +113,64 @@ def summarize(data):
             cmp["hawkeye_vs_2mb_throughput"] >= GOALS["hawkeye_vs_2mb_throughput_min"]
             if cmp["hawkeye_vs_2mb_throughput"] is not None else None,
     }
-    return {"env": data["env"][0] if data["env"] else {}, "configs": out,
-            "comparisons": cmp, "goals": goals, "thread_cpu": data.get("thread_cpu", []),
-            "repeated": repeated(out)}
+    res = {"env": data["env"][0] if data["env"] else {}, "configs": out,
+           "comparisons": cmp, "goals": goals, "thread_cpu": data.get("thread_cpu", []),
+           "repeated": repeated(out)}
+    if data.get("container"):
+        res["containers"] = containers(data, out)
+    return res
+
+
+def first_promotions(samples, n=8):
+    """The xsbench containers' promotions at the first sample where they
+    add up to n or more: what the first batches gave each."""
+    for s in samples:
+        cg = s.get("cgroups", {})
+        got = {k: v["promoted"] for k, v in cg.items() if k.startswith("bench-xs")}
+        if got and sum(got.values()) >= n:
+            return got
+    return None
+
+
+def containers(data, configs):
+    """The cgroup figures of a run in containers (bloat.sh -g)."""
+    per = {}
+    for rec in data["container"]:
+        c = rec["config"]
+        ss = [s for s in data["sample"] if s["config"] == c and "cgroups" in s]
+        redis = [s["cgroups"]["bench-redis"] for s in ss]
+
+        def mean_in(phase, key):
+            vals = [s["cgroups"]["bench-redis"][key] for s in ss if s["phase"] == phase]
+            return statistics.fmean(vals) if vals else None
+
+        d = configs.get(c, {})
+        per[c] = dict(rec, killed=bool(rec["oom_kills"]) or not d.get("server_alive", False),
+                      huge_no_pressure_kb=mean_in("T1", "thp_kb"),
+                      huge_under_pressure_kb=mean_in("T2", "thp_kb"),
+                      memory_no_pressure_kb=mean_in("T1", "kb"),
+                      max_swap_kb=max((r["swap_kb"] for r in redis), default=None),
+                      first_promotions=first_promotions(ss))
+    k4, m2, hk = (per.get(c, {}) for c in ("Linux-4KB", "Linux-2MB", "HawkEye"))
+    peak = ratio(hk.get("peak_kb"), k4.get("peak_kb"))
+    huge = ratio(hk.get("huge_no_pressure_kb"), m2.get("huge_no_pressure_kb"))
+    goals = {
+        "hawkeye_never_killed": not any(v["killed"] for k, v in per.items()
+                                        if k.startswith("HawkEye")) if hk else None,
+        "hawkeye_peak_within_5pct_of_4kb":
+            peak <= GOALS["container_peak_vs_4kb_max"] if peak is not None else None,
+        "hawkeye_holds_2mb_huge_pages_while_free":
+            huge >= GOALS["container_huge_vs_2mb_min"] if huge is not None else None,
+    }
+    three = per.get("HawkEye-3", {})
+    if three.get("xs"):
+        goals["xsbench_containers_keep_huge_pages"] = all(
+            x["thp_split"] == 0 for x in three["xs"].values())
+        fp = three.get("first_promotions") or {}
+        if fp.get("bench-xs1"):
+            goals["promotions_follow_weights"] = fp.get("bench-xs2", 0) >= 2 * fp["bench-xs1"]
+    return {"configs": per, "hawkeye_vs_4kb_peak": peak, "hawkeye_vs_2mb_huge": huge,
+            "goals": goals}
 
 
 def repeated(configs):
@@ -163,6 +228,16 @@ def format_text(s):
         runs = "  ".join(f"{v / 1000:.1f}K" for v in t["runs"].values())
         out.append(f"  repeated {name:10s} GET/s without pressure: {runs}; "
                    f"mean {t['mean'] / 1000:.1f}K ±{t['stdev'] / 1000:.1f}K")
+    cont = s.get("containers")
+    if cont:
+        out.append("In containers: memory.max, peak, swap (MiB), huge pages after the delete (MiB)")
+        for c, d in cont["configs"].items():
+            out.append(f"  {c:14s} limit {d['limit_kb'] / 1024:7.1f}  peak {d['peak_kb'] / 1024:7.1f}  "
+                       f"swap {d['swap_peak_kb'] / 1024:6.1f}  huge {(d['huge_no_pressure_kb'] or 0) / 1024:6.1f}"
+                       f"  splits {d['thp_split']}  killed {'yes' if d['killed'] else 'no'}"
+                       + (f"  first promotions {d['first_promotions']}" if d.get("first_promotions") else ""))
+        for k, v in cont["goals"].items():
+            out.append(f"  goal {k:40s} {'n/a' if v is None else ('met' if v else 'NOT met')}")
     if "hawkeye_vs_2mb_throughput" in rep:
         pairs = "  ".join(f"{v:.3f}" for v in rep["hawkeye_vs_2mb_throughput_pairs"].values())
         out.append(f"  repeated HawkEye / Linux-2MB: {rep['hawkeye_vs_2mb_throughput']:.3f} "
@@ -171,11 +246,50 @@ def format_text(s):
     return "\n".join(out)
 
 
+def plot_containers(data, path):
+    """Figure 1 per cgroup: the Redis container's memory.current for each
+    configuration, its limit dashed; then HawkEye-3's three containers."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    limits = {r["config"]: r["limit_kb"] for r in data["container"]}
+    three = [s for s in data["sample"] if s["config"] == "HawkEye-3" and "cgroups" in s]
+    fig, axes = plt.subplots(2 if three else 1, 1, figsize=(8, 7 if three else 4.5), squeeze=False)
+    ax = axes[0][0]
+    for c in dict.fromkeys(s["config"] for s in data["sample"]):
+        ss = [s for s in data["sample"] if s["config"] == c and "cgroups" in s]
+        line, = ax.plot([s["t"] for s in ss], [s["cgroups"]["bench-redis"]["kb"] / 1024 for s in ss],
+                        label=c)
+        if limits.get(c):
+            ax.axhline(limits[c] / 1024, color=line.get_color(), ls="--", lw=0.8)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("Redis container memory.current (MiB)")
+    ax.set_title("Redis in a container: P1 insert 4 KB, P2 delete, P3 insert 2 MB "
+                 "(dashed: memory.max)", fontsize=9)
+    ax.legend(fontsize=8)
+    if three:
+        ax = axes[1][0]
+        for cg in three[0]["cgroups"]:
+            line, = ax.plot([s["t"] for s in three], [s["cgroups"][cg]["kb"] / 1024 for s in three],
+                            label=f"{cg} memory")
+            ax.plot([s["t"] for s in three], [s["cgroups"][cg]["thp_kb"] / 1024 for s in three], ":",
+                    color=line.get_color(), label=f"{cg} huge pages")
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("MiB")
+        ax.set_title("HawkEye-3: Redis beside two xsbench containers (weights 100, 300)", fontsize=9)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
 def plot(data, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    if data.get("container"):
+        return plot_containers(data, path)
     fig, ax = plt.subplots(figsize=(8, 4.5))
     for c in dict.fromkeys(s["config"] for s in data["sample"]):
         ss = [s for s in data["sample"] if s["config"] == c]

@@ -133,13 +133,15 @@ cpu_watch_stop() {
 	rm -f "$cpu_watch_file" "$cpu_watch_file.new"
 }
 
-# redis_server SOCK LOG: a redis-server in the background on the unix
-# socket SOCK only, without persistence and with THP as the system has it
-# (--disable-thp no: Redis turns THP off for itself by default); its output
-# to LOG. Sets redis_pid; returns once the socket exists (20 s at most).
+# redis_server SOCK LOG [CGROUP]: a redis-server in the background on the
+# unix socket SOCK only, without persistence and with THP as the system has
+# it (--disable-thp no: Redis turns THP off for itself by default), in the
+# cgroup directory CGROUP if given; its output to LOG. Sets redis_pid;
+# returns once the socket exists (20 s at most).
 redis_server() {
 	rm -f "$1"
-	redis-server --port 0 --unixsocket "$1" --save "" --appendonly no \
+	sh -c '[ -z "$0" ] || echo $$ >"$0/cgroup.procs" && exec "$@"' "${3:-}" \
+		redis-server --port 0 --unixsocket "$1" --save "" --appendonly no \
 		--disable-thp no --daemonize no --loglevel warning >"$2" 2>&1 &
 	redis_pid=$!
 	for _ in $(seq 100); do [ -S "$1" ] && break; sleep 0.2; done

@@ -9,14 +9,15 @@
  *   redisbloat -s SOCK get PREFIX COUNT PCT SEED SECS [RATE]
  *                                                  GET random survivors, at
  *                                                  most RATE a second if given
- *   redisbloat watch PID CONFIG PHASEFILE          a sample a second
+ *   redisbloat watch PID CONFIG PHASEFILE [CGROUP...]   a sample a second
  *
  * Values are pseudo-random, non-zero bytes: a page of values is never
  * zero-filled, so bloat recovery cannot mistake data for bloat. Which keys
  * a `del` removes depends only on (COUNT, PCT, SEED), so `get` knows the
  * survivors. Each command prints one JSON object on stdout; it exits 1 if
  * the server goes away (killed by the OOM killer, say). `watch` prints a
- * JSON line a second about process PID and the system until PID is gone:
+ * JSON line a second about process PID, the system and each memory cgroup
+ * named (a directory under /sys/fs/cgroup) until PID is gone:
  * a shell loop forking awk for every figure takes seconds per sample on
  * an emulated CPU.
  */
@@ -234,7 +235,40 @@ static int get(const char *prefix, long count, int pct, uint64_t seed, double se
 	return 0;
 }
 
-static int watch(int pid, const char *config, const char *phasefile)
+/* A number from a cgroup's FILE (its KEY line, if KEY); -1 if none. */
+static long cg_value(const char *cg, const char *file, const char *key)
+{
+	char path[256];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/fs/cgroup/%s/%s", cg, file);
+	if (key)
+		return proc_value(path, key);
+	f = fopen(path, "r");
+	if (f && fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* ", "cgroups": {NAME: {...}, ...}" for the cgroups in @cgs. */
+static void watch_cgroups(char **cgs, int n)
+{
+	printf(", \"cgroups\": {");
+	for (int i = 0; i < n; i++)
+		printf("%s\"%s\": {\"kb\": %ld, \"thp_kb\": %ld, \"swap_kb\": %ld, "
+		       "\"thp_split\": %ld, \"promoted\": %ld}", i ? ", " : "", cgs[i],
+		       cg_value(cgs[i], "memory.current", NULL) / 1024,
+		       cg_value(cgs[i], "memory.stat", "anon_thp") / 1024,
+		       cg_value(cgs[i], "memory.swap.current", NULL) / 1024,
+		       cg_value(cgs[i], "memory.stat", "hawkeye_debloat_thp_split"),
+		       cg_value(cgs[i], "memory.stat", "hawkeye_promote_success"));
+	printf("}");
+}
+
+static int watch(int pid, const char *config, const char *phasefile, char **cgs, int ncg)
 {
 	char status[64], rollup[64], phase[32];
 	double t0 = now();
@@ -258,11 +292,14 @@ static int watch(int pid, const char *config, const char *phasefile)
 		printf("{\"type\": \"sample\", \"config\": \"%s\", \"t\": %.2f, \"phase\": \"%s\", "
 		       "\"rss_kb\": %ld, \"swap_kb\": %ld, \"anon_huge_kb\": %ld, "
 		       "\"mem_available_kb\": %ld, \"swap_used_kb\": %ld, \"thp_split\": %ld, "
-		       "\"zero_freed\": %ld, \"collapse\": %ld}\n",
+		       "\"zero_freed\": %ld, \"collapse\": %ld",
 		       config, now() - t0, phase, rss, swap, huge,
 		       meminfo_kb("MemAvailable"), meminfo_kb("SwapTotal") - meminfo_kb("SwapFree"),
 		       vmstat("hawkeye_debloat_thp_split"),
 		       vmstat("hawkeye_debloat_zero_pages_freed"), vmstat("thp_collapse_alloc"));
+		if (ncg)
+			watch_cgroups(cgs, ncg);
+		printf("}\n");
 		fflush(stdout);
 		sleep(1);
 	}
@@ -273,7 +310,7 @@ static void usage(void)
 	fprintf(stderr, "usage: redisbloat -s SOCK fill PREFIX COUNT SIZE\n"
 		"       redisbloat -s SOCK del PREFIX COUNT PCT SEED\n"
 		"       redisbloat -s SOCK get PREFIX COUNT PCT SEED SECS [RATE]\n"
-		"       redisbloat watch PID CONFIG PHASEFILE\n");
+		"       redisbloat watch PID CONFIG PHASEFILE [CGROUP...]\n");
 	exit(2);
 }
 
@@ -282,8 +319,8 @@ int main(int argc, char **argv)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int nargs;
 
-	if (argc == 5 && !strcmp(argv[1], "watch"))
-		return watch(atoi(argv[2]), argv[3], argv[4]);
+	if (argc >= 5 && !strcmp(argv[1], "watch"))
+		return watch(atoi(argv[2]), argv[3], argv[4], argv + 5, argc - 5);
 	if (argc < 5 || strcmp(argv[1], "-s"))
 		usage();
 	nargs = argc - 4;

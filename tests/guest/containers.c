@@ -8,7 +8,9 @@
  * cgroup's THPs are split, a neighbour's are not; khugepaged does not
  * collapse what would take a cgroup past where recovery starts; moving
  * the process between cgroups and removing cgroups meanwhile loses
- * nothing; the per-cgroup counters of memory.stat count it; promotion
+ * nothing; memory pressure (PSI) starts recovery below the watermark,
+ * and khugepaged does not collapse back what it split (no split, collapse,
+ * split); the per-cgroup counters of memory.stat count it; promotion
  * shares huge pages between cgroups by memory.hawkeye.weight and stops a
  * cgroup at memory.hawkeye.huge_max, and THP faults stop there too; the
  * memory.hawkeye.* files refuse bad input.
@@ -30,7 +32,7 @@
 
 static const char *const knobs[] = {
 	DEBLOAT "enabled", DEBLOAT "high_pct", DEBLOAT "low_pct",
-	DEBLOAT "threshold", THP_SYSFS "enabled", THP_SYSFS "defrag",
+	DEBLOAT "threshold", DEBLOAT "psi_pct", THP_SYSFS "enabled", THP_SYSFS "defrag",
 	KHUGEPAGED "scan_sleep_millisecs", KHUGEPAGED "alloc_sleep_millisecs",
 	KHUGEPAGED "max_ptes_none", PROMOTE "policy", PROMOTE "batch",
 	PROMOTE "sleep_ms", PROMOTE "sample_window_ms", PROMOTE "scan_period_ms",
@@ -362,6 +364,179 @@ TEST_F_TIMEOUT(containers, races_with_migration_and_removal, 300)
 	rmdir(kids[1]);
 }
 
+/* PSI's "some avg10" of @cg's memory, in percent; -1: none. */
+static double cg_psi10(const char *cg)
+{
+	char path[128], buf[256];
+	double avg;
+
+	snprintf(path, sizeof(path), "%smemory.pressure", cg);
+	if (read_file(path, buf, sizeof(buf)) ||
+	    sscanf(buf, "some avg10=%lf", &avg) != 1)
+		return -1;
+	return avg;
+}
+
+static int ready_fd = -1, go_fd = -1;
+
+/*
+ * @sparse_mb of THPs with one byte written in each 2 MB, then 52 MB of
+ * base pages written densely; says 'r' on ready_fd, waits for a byte on
+ * go_fd, then reads every byte back: exit 0 if all is as written, 2 if not.
+ */
+#define STEADY_DENSE_MB 52
+static int bloated_and_steady(long sparse_mb)
+{
+	size_t slen = sparse_mb * MB, dlen = STEADY_DENSE_MB * MB, i;
+	unsigned char *s = (unsigned char *)map_aligned(slen);
+	unsigned char *d = (unsigned char *)map_aligned(dlen);
+	char c;
+
+	if (!s || !d)
+		return 4;
+	madvise(s, slen, MADV_HUGEPAGE);
+	madvise(d, dlen, MADV_NOHUGEPAGE);
+	for (i = 0; i < slen; i += HPAGE_SZ)
+		s[i + 100] = byte_at(i);
+	for (i = 0; i < dlen; i += 64)
+		d[i] = byte_at(i);
+	if (write(ready_fd, "r", 1) != 1 || read(go_fd, &c, 1) != 1)
+		return 4;
+	for (i = 0; i < slen; i++)
+		if (s[i] != (i % HPAGE_SZ == 100 ? byte_at(i - 100) : 0))
+			return 2;
+	for (i = 0; i < dlen; i++)
+		if (d[i] != (i % 64 ? 0 : byte_at(i)))
+			return 2;
+	return 0;
+}
+
+/* Pressure: @mb of base pages written over and over (in a small cgroup). */
+static int thrash(long mb)
+{
+	size_t len = mb * MB;
+	char *p = map_aligned(len);
+
+	if (!p)
+		return 4;
+	madvise(p, len, MADV_NOHUGEPAGE);
+	for (unsigned char n = 0;; n++)
+		for (size_t i = 0; i < len; i += PAGE_SZ)
+			p[i] = n;
+	return 0;
+}
+
+/*
+ * Memory pressure as the start. A's memory.max is 160 MB; in its child x
+ * a process holds 64 MB of sparse THPs and 52 MB of base pages: about 73 %
+ * of the limit, between low_pct (70) and high_pct (85), so no watermark
+ * starts recovery, and it stays off. Then a neighbour in the child y,
+ * memory.max 8 MB, thrashes through swap: A's PSI rises past psi_pct and
+ * recovery starts in A at low_pct, before A is anywhere near memory.max
+ * (x neither reclaimed nor swapped), splits x's sparse THPs until A is
+ * just below low_pct and stops (not all of them split). Then, for 30 s with
+ * the pressure on and khugepaged scanning every 100 ms, nothing is
+ * collapsed in x and nothing split again: collapsing the split ranges
+ * back would take A past low_pct under pressure, where recovery splits
+ * them again. Every byte x wrote reads back.
+ */
+TEST_F_TIMEOUT(containers, pressure_starts_recovery_without_oscillation, 360)
+{
+	static const char *const x = CG_A "x/", *const y = CG_A "y/";
+	long psi0 = vmstat("hawkeye_debloat_psi_start");
+	long high = sysfs_read_long(DEBLOAT "high_pct");
+	long low = sysfs_read_long(DEBLOAT "low_pct");
+	long limit = 160 * MB, split, split1, coll1, usage;
+	double end, psi = 0, t0;
+	int ready[2], go[2];
+	pid_t px, py;
+	char c;
+
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "psi_pct", "10"));
+	ASSERT_EQ(0, cg_write(CG_A, "memory.max", "160M"));
+	ASSERT_EQ(0, cg_write(CG_A, "cgroup.subtree_control", "+memory"));
+	ASSERT_EQ(0, mkdir(x, 0755));
+	ASSERT_EQ(0, mkdir(y, 0755));
+	ASSERT_EQ(0, cg_write(y, "memory.max", "8M"));
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	ready_fd = ready[1];
+	go_fd = go[0];
+	px = cg_run(x, bloated_and_steady, 64);
+	ASSERT_LT(0, px);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+
+	/* No pressure, between the watermarks: recovery stays off. */
+	sleep_ms(5000);
+	usage = cg_long(CG_A, "memory.current", NULL);
+	TH_LOG("before the pressure: A uses %ld kB (%ld %% of memory.max), "
+	       "x's THPs %ld kB, PSI %.2f %%", usage / 1024, usage * 100 / limit,
+	       rollup_kb(px, "AnonHugePages"), cg_psi10(CG_A));
+	ASSERT_LT(usage * 100, high * limit);
+	ASSERT_LE(low * limit, usage * 100);
+	EXPECT_EQ(0, cg_long(x, "memory.stat", "hawkeye_debloat_thp_split"));
+	EXPECT_EQ(65536, rollup_kb(px, "AnonHugePages"));
+
+	/* The pressure: recovery starts, splits some and stops. */
+	ASSERT_EQ(0, sysfs_write(KHUGEPAGED "scan_sleep_millisecs", "100"));
+	py = cg_run(y, thrash, 32);
+	ASSERT_LT(0, py);
+	t0 = now_s();
+	split = 0;
+	for (end = t0 + 120; !split && now_s() < end; sleep_ms(100))
+		split = cg_long(x, "memory.stat", "hawkeye_debloat_thp_split");
+	psi = cg_psi10(CG_A);
+	TH_LOG("first split after %.1f s at PSI %.2f %%, A at %ld kB; x swapped %ld kB, "
+	       "reclaim scanned %ld pages", now_s() - t0, psi,
+	       cg_long(CG_A, "memory.current", NULL) / 1024,
+	       cg_long(x, "memory.swap.current", NULL) / 1024,
+	       cg_long(x, "memory.stat", "pgscan"));
+	ASSERT_LT(0, split) TH_LOG("no split under pressure");
+	/* Settled: below low_pct, no split for 3 s. */
+	for (end = now_s() + 60; now_s() < end;) {
+		split = cg_long(x, "memory.stat", "hawkeye_debloat_thp_split");
+		sleep_ms(3000);
+		if (split == cg_long(x, "memory.stat", "hawkeye_debloat_thp_split"))
+			break;
+	}
+	usage = cg_long(CG_A, "memory.current", NULL);
+	EXPECT_LT(psi0, vmstat("hawkeye_debloat_psi_start"));
+	/* Stopped just below low_pct: not 16 MB further (a batch of THPs). */
+	EXPECT_LT(usage * 100, low * limit);
+	EXPECT_LE((low - 10) * limit, usage * 100);
+	EXPECT_LT(split, 32);
+	EXPECT_EQ(0, cg_long(x, "memory.swap.current", NULL));
+	EXPECT_EQ(0, cg_long(x, "memory.stat", "pgscan"));
+
+	/* A long window under pressure: count splits and collapses. */
+	split1 = cg_long(x, "memory.stat", "hawkeye_debloat_thp_split");
+	coll1 = cg_long(x, "memory.stat", "thp_collapse_alloc");
+	sleep_ms(30000);
+	psi = cg_psi10(CG_A);
+	split = cg_long(x, "memory.stat", "hawkeye_debloat_thp_split");
+	TH_LOG("recovery stopped at %ld kB (%ld %%) after %ld splits; in the next 30 s "
+	       "at PSI %.2f %%: %ld splits, %ld collapses; A at %ld kB, y swapped %ld kB",
+	       usage / 1024, usage * 100 / limit, split1, psi, split - split1,
+	       cg_long(x, "memory.stat", "thp_collapse_alloc") - coll1,
+	       cg_long(CG_A, "memory.current", NULL) / 1024,
+	       cg_long(y, "memory.swap.current", NULL) / 1024);
+	EXPECT_LE(10, psi) TH_LOG("the pressure did not last");
+	EXPECT_EQ(coll1, cg_long(x, "memory.stat", "thp_collapse_alloc"));
+	EXPECT_EQ(split1, split);
+
+	kill(py, SIGKILL);
+	EXPECT_EQ(128 + SIGKILL, wait_status(py));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	EXPECT_EQ(0, wait_status(px));
+	EXPECT_EQ(0, cg_long(CG_A, "memory.events", "oom_kill"));
+	close(ready[0]);
+	close(ready[1]);
+	close(go[0]);
+	close(go[1]);
+	rmdir(x);
+	rmdir(y);
+}
+
 /* A hot process: @mb of promotable memory, every page written, forever. */
 static int touch_forever(long mb)
 {
@@ -444,8 +619,6 @@ TEST_F_TIMEOUT(containers, promotions_follow_weights, 240)
 	EXPECT_LE(1, a);
 	EXPECT_LE(2 * a, b);
 }
-
-static int ready_fd = -1;
 
 /*
  * @mb of THP memory written densely (faults want huge pages), every byte

@@ -97,3 +97,53 @@ def test_interleaved_repetitions():
     assert "repeated HawkEye / Linux-2MB: 1.023" in report.format_text(s)
     # nothing repeated: nothing to say
     assert report.summarize(report.read(LINES))["repeated"] == {}
+
+
+def in_container(config, limit, peak, thp_t1, killed=0, xs=None):
+    """A run of bloat.sh -g: samples with the cgroups' figures, its
+    "container" line."""
+    lines = []
+    for t, phase, kb, thp in ((0, "P1", 100, 0), (1, "T1", 300, thp_t1), (2, "T1", 310, thp_t1 + 10),
+                              (3, "T2", 500, 0)):
+        s = json.loads(sample(config, t, phase, kb))
+        s["cgroups"] = {"bench-redis": {"kb": kb, "thp_kb": thp, "swap_kb": 0, "thp_split": 0,
+                                        "promoted": 0}}
+        for i, (n, got) in enumerate((xs or {}).items()):
+            s["cgroups"][n] = {"kb": 64, "thp_kb": 0, "swap_kb": 0, "thp_split": 0,
+                               "promoted": got * t}
+        lines.append(json.dumps(s))
+    lines.append(json.dumps({"type": "end", "config": config, "completed": 1 - killed,
+                             "server_alive": 1 - killed, "oom_kills": killed, "seconds": 4}))
+    lines.append(json.dumps({"type": "container", "config": config, "limit_kb": limit,
+                             "peak_kb": peak, "swap_peak_kb": 0, "oom_kills": killed,
+                             "pgscan": 0, "thp_split": 3, "zero_freed": 1500,
+                             "xs": {n: {"weight": 100 * (1 + 2 * i), "promoted": 3 * got,
+                                        "thp_kb": 0, "thp_split": 0}
+                                    for i, (n, got) in enumerate((xs or {}).items())}}))
+    return lines
+
+
+def test_containers(tmp_path):
+    lines = (in_container("Linux-4KB", 0, 1000, 0) + in_container("Linux-2MB", 1100, 1100, 200, killed=1)
+             + in_container("HawkEye", 1100, 1040, 200)
+             + in_container("HawkEye-3", 1100, 1060, 190, xs={"bench-xs1": 2, "bench-xs2": 6}))
+    c = report.summarize(report.read(lines))["containers"]
+    hk = c["configs"]["HawkEye"]
+    assert c["configs"]["Linux-2MB"]["killed"] and not hk["killed"]
+    assert hk["huge_no_pressure_kb"] == 205 and hk["memory_no_pressure_kb"] == 305
+    assert c["hawkeye_vs_4kb_peak"] == 1.04 and c["hawkeye_vs_2mb_huge"] == 1.0
+    # the first sample where the xsbench containers have 8 promotions
+    assert c["configs"]["HawkEye-3"]["first_promotions"] == {"bench-xs1": 2, "bench-xs2": 6}
+    assert c["goals"] == {"hawkeye_never_killed": True, "hawkeye_peak_within_5pct_of_4kb": True,
+                          "hawkeye_holds_2mb_huge_pages_while_free": True,
+                          "xsbench_containers_keep_huge_pages": True,
+                          "promotions_follow_weights": True}
+    report.plot(report.read(lines), str(tmp_path / "c.png"))
+    assert (tmp_path / "c.png").read_bytes()[:4] == b"\x89PNG"
+    # a bloated peak, a kill: not met
+    lines = (in_container("Linux-4KB", 0, 1000, 0) + in_container("Linux-2MB", 1100, 1100, 200)
+             + in_container("HawkEye", 1100, 1100, 100, killed=1))
+    g = report.summarize(report.read(lines))["containers"]["goals"]
+    assert g == {"hawkeye_never_killed": False, "hawkeye_peak_within_5pct_of_4kb": False,
+                 "hawkeye_holds_2mb_huge_pages_while_free": False}
+    assert "NOT met" in report.format_text(report.summarize(report.read(lines)))

@@ -175,10 +175,37 @@ def sampling_line(regions_sampled, thread_cpu_s, pct_of_one_cpu):
 SAMPLING = [sampling_line(0, 0.0, 0.0), sampling_line(2048, 0.5, 0.4)]
 
 
+def in_cgroup(limit, peak, killed=False, huge=0, **extra):
+    return dict(limit_kb=limit, peak_kb=peak, swap_peak_kb=0, killed=killed,
+                huge_no_pressure_kb=huge, pgscan=0, thp_split=0, **extra)
+
+
+CONTAINERS = {
+    "env": {"del_pct": 70, "keys": 1000},
+    "configs": {"HawkEye": {"throughput_no_pressure": 90000, "throughput_under_pressure": 80000}},
+    "containers": {
+        "configs": {
+            "Linux-4KB": in_cgroup(0, 400 * 1024),
+            "Linux-2MB": in_cgroup(440 * 1024, 440 * 1024, killed=True, huge=200 * 1024),
+            "HawkEye": in_cgroup(440 * 1024, 410 * 1024, huge=200 * 1024),
+            "HawkEye-3": in_cgroup(440 * 1024, 420 * 1024, first_promotions={"bench-xs1": 2, "bench-xs2": 6},
+                                   xs={"bench-xs1": {"weight": 100, "promoted": 9, "thp_kb": 18432,
+                                                     "thp_split": 0},
+                                       "bench-xs2": {"weight": 300, "promoted": 20, "thp_kb": 40960,
+                                                     "thp_split": 0}}),
+        },
+        "hawkeye_vs_4kb_peak": 1.025,
+        "goals": {"hawkeye_never_killed": True, "hawkeye_peak_within_5pct_of_4kb": True,
+                  "promotions_follow_weights": True},
+    },
+}
+
+
 def write_all(d):
     for name, data in (
         ("table1.json", TABLE1),
         ("bloat.json", BLOAT),
+        ("containers.json", CONTAINERS),
         ("promotion.json", PROMOTION),
         ("fairness.json", FAIRNESS),
         ("prezero.json", PREZERO),
@@ -199,6 +226,7 @@ def test_nothing_run(tmp_path):
         "Table 1",
         "Table 8",
         "Figure 1 and Table 7",
+        "Containers:",
         "Figures 5 and 6",
         "Table 5",
         "Figure 8",
@@ -206,7 +234,7 @@ def test_nothing_run(tmp_path):
         "HawkEye's own overhead",
     ):
         assert f"## {title}" in text
-    assert text.count("**not run**") == 8
+    assert text.count("**not run**") == 9
     assert "Verdicts:" in text and "not run" in text
     assert "16.2" in text and "465" in text  # the paper's numbers are still shown
 
@@ -217,6 +245,12 @@ def test_full_report(tmp_path):
     text, claims = report.build_report(res, str(tmp_path))
     assert "**not run**" in text  # Figure 8 and Table 9 only
     assert text.count("**not run**") == 2
+    # Containers: a row per configuration, the weights' claim
+    assert "| HawkEye | 440 | 410 | 1.02x | 0 | no | 200 | 90.0 | 80.0 | 0 | 0 |" in text
+    assert "| bench-xs2 | 300 | 6 | 20 | 40.0 | 0 |" in text
+    cl = claims_by_prefix(claims)
+    assert cl["Promotions between containers follow memory.hawkeye.weight (1:3)"][2:] == ("2:6", "reproduced (goal met)")
+    assert cl[next(c for c in cl if c.startswith("HawkEye inside a container"))][3] == "reproduced (goal met)"
     # Table 1: ours beside the paper's, ratios and verdicts
     assert "| Linux-4KB | 16,384 | 26,200,000 |" in text
     assert "| page faults, Linux-4KB / Linux-2MB | 508.74x | 512.00x | matches |" in text

@@ -345,6 +345,7 @@ static int debloat_scan_pmd(pmd_t *pmd, unsigned long addr,
 	struct debloat_walk *dw = walk->private;
 	unsigned long bytes = 0;
 	struct folio *folio;
+	bool split = false;
 	spinlock_t *ptl;
 
 	ptl = hawkeye_thp_lock(pmd, walk->vma, debloat_pmd_folio, &folio);
@@ -356,8 +357,10 @@ static int debloat_scan_pmd(pmd_t *pmd, unsigned long addr,
 	addr &= HPAGE_PMD_MASK;
 	if (!folio_contain_hwpoisoned_page(folio) &&
 	    hawkeye_memcg_recoverable(folio, dw->dom->memcg) &&
-	    debloat_worth_splitting(folio, dw->dom->bar, &bytes))
+	    debloat_worth_splitting(folio, dw->dom->bar, &bytes)) {
 		debloat_split(walk, pmd, addr, folio);
+		split = true;
+	}
 	folio_put(folio);
 	count_vm_event(HAWKEYE_DEBLOAT_THP_SCANNED);
 	count_vm_events(HAWKEYE_DEBLOAT_BYTES_READ, bytes);
@@ -368,8 +371,8 @@ static int debloat_scan_pmd(pmd_t *pmd, unsigned long addr,
 	/* Batch done: the caller drops mmap_lock and keeps to the rate. */
 	if (!--dw->budget)
 		return 1;
-	/* Direct: no more THPs split than the charge needs. */
-	return dw->dom->goal && !debloat_goes_on(dw->dom);
+	/* No more THPs split than the goal needs: low_pct, or the charge. */
+	return split && !debloat_goes_on(dw->dom);
 }
 
 static int debloat_test_walk(unsigned long start, unsigned long end,
@@ -707,11 +710,12 @@ out:
 /*
  * In memory cgroups, a collapse grows the usage by the empty and zero-page
  * PTEs it fills: it may take no cgroup with a limit (@mm's and its
- * ancestors) past high_pct of that limit, where recovery would start;
- * while an episode of recovery runs in one, nor may it have as many as
- * the episode's bar, which would be split again. The @charged pages of
- * the collapse's own huge page are not counted: the collapse frees as
- * many as it adds beyond its empty PTEs.
+ * ancestors) to where recovery would start, high_pct of that limit, or
+ * low_pct under memory pressure; while an episode of recovery runs in one
+ * or it is under pressure, nor may it have as many as the episode's bar,
+ * which would be split again. The @charged pages of the collapse's own
+ * huge page are not counted: the collapse frees as many as it adds beyond
+ * its empty PTEs.
  */
 static unsigned int debloat_memcg_max_ptes_none(struct mm_struct *mm,
 						unsigned int charged)
@@ -719,19 +723,25 @@ static unsigned int debloat_memcg_max_ptes_none(struct mm_struct *mm,
 	unsigned long max = HPAGE_PMD_NR - 1;
 #ifdef CONFIG_MEMCG
 	unsigned int high = READ_ONCE(hawkeye_debloat.high_pct);
+	unsigned int low = READ_ONCE(hawkeye_debloat.low_pct);
 	struct mem_cgroup *memcg, *m;
 
 	memcg = get_mem_cgroup_from_mm(mm);
 	for (m = memcg; m && !mem_cgroup_is_root(m); m = parent_mem_cgroup(m)) {
 		unsigned long limit = hawkeye_memcg_limit(m), start, usage;
+		bool pressure;
 
 		if (limit >= PAGE_COUNTER_MAX || READ_ONCE(m->hawkeye.debloat_off))
 			continue;
-		start = div_u64((u64)limit * high, 100);
+		/* Recovery starts above high_pct, or at low_pct under pressure. */
+		pressure = debloat_pressure(m);
+		start = div_u64((u64)limit * (pressure ? low : high), 100);
+		if (pressure && start)
+			start--;
 		usage = page_counter_read(&m->memory);
 		usage -= min_t(unsigned long, usage, charged);
 		max = min(max, start > usage ? start - usage : 0);
-		if (READ_ONCE(m->hawkeye.active))
+		if (pressure || READ_ONCE(m->hawkeye.active))
 			max = min(max, max(READ_ONCE(m->hawkeye.bar), 1U) - 1UL);
 	}
 	mem_cgroup_put(memcg);

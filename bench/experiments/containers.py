@@ -1,0 +1,89 @@
+"""Containers: Redis's bloat inside a memory cgroup, and huge pages shared
+between containers by weight (issue 17; the paper's §3.5 limitations)."""
+
+from .common import fmt, ratio, fx, table, recorded, png, section_or_not_run, WHY
+
+FILES = ("containers.json",)
+
+PAPER = {
+    "limitations": {
+        "source": "§3.5: HawkEye's watermarks are static and system-wide ('an ideal solution should "
+        "adjust these thresholds dynamically'); huge pages are shared between processes, not "
+        "between applications ('integrate a policy with ... cgroups')",
+    },
+}
+
+MIB = 1024.0
+TITLE = "Containers: Redis's bloat inside a memory cgroup, huge pages by weight"
+CLAIM = ("HawkEye inside a container at 1.1x Linux-4KB's peak: never killed, peak within 5 % of "
+         "Linux-4KB's", "not in the paper (§3.5: global only)")
+
+
+def kilo(v):
+    return fmt(None if v is None else v / 1000)
+
+
+def render(res, rd):
+    return section_or_not_run(res.get("containers"), rd, section_containers, TITLE,
+                              "results/containers.json is missing (make demo step 2).", CLAIM,
+                              [f"Paper: {PAPER['limitations']['source']}.", ""])
+
+
+def section_containers(b, rd):
+    cont = b.get("containers", {})
+    per, env, cfg = cont.get("configs", {}), b.get("env", {}), b.get("configs", {})
+    out = [f"## {TITLE}", "", f"Paper: {PAPER['limitations']['source']}.", ""]
+    out += [
+        "Ours: the Redis experiment above (P1 4 KB values, P2 delete "
+        f"{env.get('del_pct', '?')} %, T1 GETs, P3 2 MB values back, T2 GETs) with "
+        f"{fmt(env.get('keys'))} keys, the server in a memory cgroup. Linux-4KB runs first without a limit; "
+        "its peak (`memory.peak`) times 1.1 is `memory.max` for the others. Linux-2MB-409 is stock 6.12's "
+        "answer, the THP shrinker (`max_ptes_none` 409, as Meta runs it); HawkEye-global is HawkEye with "
+        "recovery off in the cgroup (`memory.hawkeye.debloat` 0): the paper's global-only design; "
+        "HawkEye-3 is HawkEye beside two xsbench containers (weights 100 and 300) that hawkeye-g promotes "
+        "meanwhile. Memory is the cgroup's (`memory.peak`, `memory.swap.peak`); huge pages are its "
+        "`anon_thp` after the delete, while the container has room.",
+        "",
+    ]
+    out += png(rd, "containers.png", "Figure 1 per cgroup: the Redis container's memory over time")
+    k4 = per.get("Linux-4KB", {})
+    rows = []
+    for c, d in per.items():
+        rows.append([c, fmt(d["limit_kb"] / MIB if d.get("limit_kb") else "none"),
+                     fmt(d["peak_kb"] / MIB), fx(ratio(d.get("peak_kb"), k4.get("peak_kb"))),
+                     fmt(d["swap_peak_kb"] / MIB), "yes" if d.get("killed") else "no",
+                     fmt((d.get("huge_no_pressure_kb") or 0) / MIB),
+                     kilo(cfg.get(c, {}).get("throughput_no_pressure")),
+                     kilo(cfg.get(c, {}).get("throughput_under_pressure")),
+                     fmt(d.get("pgscan")), fmt(d.get("thp_split"))])
+    out += table(["configuration", "memory.max (MiB)", "peak (MiB)", "peak / Linux-4KB", "swap (MiB)",
+                  "OOM-killed", "huge pages after delete (MiB)", "GET K/s (T1)", "GET K/s (T2)",
+                  "pages scanned by reclaim", "THPs split by recovery"], rows)
+    out.append("")
+    three = per.get("HawkEye-3", {})
+    if three.get("xs"):
+        fp = three.get("first_promotions") or {}
+        out += ["HawkEye-3's xsbench containers (faulted in base pages, promoted by hawkeye-g while Redis "
+                "bloats and recovers in its own container):", ""]
+        out += table(["container", "weight", "promotions in the first batches", "promotions in all",
+                      "huge pages at the end (MiB)", "THPs split by recovery"],
+                     [[n, x["weight"], fmt(fp.get(n)), fmt(x["promoted"]), fmt(x["thp_kb"] / MIB),
+                       fmt(x["thp_split"])] for n, x in three["xs"].items()])
+        out.append("")
+    goals = cont.get("goals", {})
+    out += ["Goals (issue 17): " + "; ".join(
+        f"{k.replace('_', ' ')}: {'n/a' if v is None else ('met' if v else 'NOT met')}"
+        for k, v in goals.items()) + ". " + WHY["tcg"], ""]
+    hk = per.get("HawkEye", {})
+    claims = [(CLAIM[0], CLAIM[1],
+               None if not hk else f"killed: {'yes' if hk.get('killed') else 'no'}, peak "
+               f"{fx(cont.get('hawkeye_vs_4kb_peak'))}",
+               "not run" if not hk else ("reproduced (goal met)" if goals.get("hawkeye_never_killed")
+                                         and goals.get("hawkeye_peak_within_5pct_of_4kb") else "not reproduced (goal not met)"))]
+    if goals.get("promotions_follow_weights") is not None:
+        fp = three.get("first_promotions") or {}
+        claims.append(("Promotions between containers follow memory.hawkeye.weight (1:3)",
+                       "not in the paper", f"{fp.get('bench-xs1')}:{fp.get('bench-xs2')}",
+                       "reproduced (goal met)" if goals["promotions_follow_weights"] else "not reproduced (goal not met)"))
+    out += recorded(env)
+    return out, claims
