@@ -83,8 +83,8 @@ memtotal=$(mem MemTotal)
 keys=$((memtotal * data_pct / 100 * 10 / 42))
 mkdir -p "$(dirname "$out")"
 : >"$out"
-printf '{"type": "env", %s, "mem_total_kb": %s, "swap_total_kb": %s, "cpus": %s, "keys": %s, "value_size": 4090, "data_pct": %s, "del_pct": %s, "redis": "%s"}\n' \
-	"$(env_json)" "$memtotal" "$(mem SwapTotal)" "$(nproc)" $keys "$data_pct" "$del_pct" \
+printf '{"type": "env", %s, "mem_total_kb": %s, "swap_total_kb": %s, "cpus": %s, "keys": %s, "value_size": 4090, "data_pct": %s, "del_pct": %s, "xs_mb": %s, "redis": "%s"}\n' \
+	"$(env_json)" "$memtotal" "$(mem SwapTotal)" "$(nproc)" $keys "$data_pct" "$del_pct" "$XS_MB" \
 	"$(redis-server --version | awk '{print $3}' | cut -d= -f2)" >>"$out"
 
 # cg_new NAME: a fresh memory cgroup (so that its peak and events start at 0).
@@ -99,26 +99,32 @@ cg_stat() { awk -v k="$2" '$1 == k {print $2}' $CG/$1/memory.stat; }
 cg_event() { awk -v k="$2" '$1 == k {print $2}' $CG/$1/memory.events; }
 
 # xs_start: HawkEye-3's two xsbench containers, their memory faulted in
-# base pages (THP never); hawkeye-g promotes it once THP is on again.
+# base pages (memory.hawkeye.huge_max 0 meanwhile: a huge page's charge
+# fails, the fault takes base pages, and khugepaged knows the process);
+# then hawkeye-g promotes it.
 xs_start() {
-	local i w pid
-	echo never >$THP/enabled
+	local i w
 	xs_pids=
+	rm -f /tmp/bloat-xs1.out /tmp/bloat-xs2.out
 	for i in 1 2; do
 		w=$((i == 1 ? 100 : 300))
 		cg_new bench-xs$i
 		echo $w >$CG/bench-xs$i/memory.hawkeye.weight
+		echo 0 >$CG/bench-xs$i/memory.hawkeye.huge_max
 		sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' $CG/bench-xs$i \
-			"$bindir/xsbench" -m "$XS_MB" -N -w -d 100000 -l xs$i >/tmp/bloat-xs$i.out &
+			"$bindir/xsbench" -m "$XS_MB" -w -d 100000 -l xs$i >/tmp/bloat-xs$i.out &
 		xs_pids+=" $!"
 	done
 	for i in 1 2; do
 		for _ in $(seq 600); do grep -q ready /tmp/bloat-xs$i.out && break; sleep 0.2; done
 	done
+	# hawkeye-g first: khugepaged would collapse the first one uncapped.
 	echo 2000 >$H/promote/sleep_ms
 	echo 4 >$H/promote/batch
 	echo 5000 >$H/promote/scan_period_ms
 	echo hawkeye-g >$H/promote/policy
+	echo max >$CG/bench-xs1/memory.hawkeye.huge_max
+	echo max >$CG/bench-xs2/memory.hawkeye.huge_max
 	kill -USR1 $xs_pids
 }
 
@@ -134,10 +140,10 @@ setup() {
 		echo always >$THP/enabled
 		echo 409 >$KH/max_ptes_none ;;
 	HawkEye-3)
-		xs_start
 		echo always >$THP/enabled
 		echo 1 >$H/prezero/enabled
-		echo 1 >$H/debloat/enabled ;;
+		echo 1 >$H/debloat/enabled
+		xs_start ;;
 	HawkEye | HawkEye-global)
 		echo always >$THP/enabled
 		echo 1 >$H/prezero/enabled
@@ -227,27 +233,15 @@ for config in $configs; do
 	printf '{"type": "end", "config": "%s", "completed": %s, "server_alive": %s, "oom_kills": %s, "seconds": %s}\n' \
 		"$config" $ok $alive $(($(vm oom_kill) - oom0)) \
 		"$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')" >>"$out"
-	if [ -n "$factor" ]; then
-		r=bench-redis
-		printf '{"type": "container", "config": "%s", "limit_kb": %s, "peak_kb": %s, "swap_peak_kb": %s, "oom_kills": %s, "pgscan": %s, "thp_split": %s, "zero_freed": %s, "xs": {' \
-			"$config" "$(($(sed 's/max/0/' $CG/$r/memory.max) / 1024))" \
-			$(($(cat $CG/$r/memory.peak) / 1024)) $(($(cat $CG/$r/memory.swap.peak) / 1024)) \
-			"$(cg_event $r oom_kill)" "$(cg_stat $r pgscan)" \
-			"$(cg_stat $r hawkeye_debloat_thp_split)" "$(cg_stat $r hawkeye_debloat_zero_pages_freed)" >>"$out"
-		sep=
-		for i in ${xs_pids:+1 2}; do
-			printf '%s"bench-xs%s": {"weight": %s, "promoted": %s, "thp_kb": %s, "thp_split": %s}' \
-				"$sep" $i "$(cat $CG/bench-xs$i/memory.hawkeye.weight)" \
-				"$(cg_stat bench-xs$i hawkeye_promote_success)" \
-				$(($(cg_stat bench-xs$i anon_thp) / 1024)) \
-				"$(cg_stat bench-xs$i hawkeye_debloat_thp_split)" >>"$out"
-			sep=", "
-		done
-		echo "}}" >>"$out"
-		# Linux-4KB's peak sets the limit of the others.
-		[ -n "${limit:-}" ] || limit=$(awk -v p="$(cat $CG/$r/memory.peak)" -v f="$factor" \
-			'BEGIN {printf "%d", p * f / 4096 * 4096}')
-	fi
+	# HawkEye-3's xsbench containers, while they run.
+	xs_json=
+	for i in ${xs_pids:+1 2}; do
+		xs_json+=$(printf '%s"bench-xs%s": {"weight": %s, "promoted": %s, "thp_kb": %s, "thp_split": %s}' \
+			"${xs_json:+, }" $i "$(cat $CG/bench-xs$i/memory.hawkeye.weight)" \
+			"$(cg_stat bench-xs$i hawkeye_promote_success)" \
+			$(($(cg_stat bench-xs$i anon_thp) / 1024)) \
+			"$(cg_stat bench-xs$i hawkeye_debloat_thp_split)")
+	done
 	cpu_watch_stop bloat "$config" >>"$out"
 	kill -9 "$redis_pid" 2>/dev/null || true
 	wait "$redis_pid" 2>/dev/null || true
@@ -258,5 +252,17 @@ for config in $configs; do
 		xs_pids=
 	fi
 	wait "$sampler_pid" 2>/dev/null || true
+	if [ -n "$factor" ]; then
+		r=bench-redis
+		printf '{"type": "container", "config": "%s", "limit_kb": %s, "peak_kb": %s, "swap_peak_kb": %s, "oom_kills": %s, "pgscan": %s, "thp_split": %s, "zero_freed": %s, "xs": {' \
+			"$config" "$(($(sed 's/max/0/' $CG/$r/memory.max) / 1024))" \
+			$(($(cat $CG/$r/memory.peak) / 1024)) $(($(cat $CG/$r/memory.swap.peak) / 1024)) \
+			"$(cg_event $r oom_kill)" "$(cg_stat $r pgscan)" \
+			"$(cg_stat $r hawkeye_debloat_thp_split)" "$(cg_stat $r hawkeye_debloat_zero_pages_freed)" >>"$out"
+		echo "$xs_json}}" >>"$out"
+		# Linux-4KB's peak sets the limit of the others.
+		[ -n "${limit:-}" ] || limit=$(awk -v p="$(cat $CG/$r/memory.peak)" -v f="$factor" \
+			'BEGIN {printf "%d", p * f / 4096 * 4096}')
+	fi
 done
 echo "bloat.sh: done; raw results in $out" >&2

@@ -10,7 +10,8 @@
  * the process between cgroups and removing cgroups meanwhile loses
  * nothing; memory pressure (PSI) starts recovery below the watermark,
  * and khugepaged does not collapse back what it split (no split, collapse,
- * split); the per-cgroup counters of memory.stat count it; promotion
+ * split); partially unmapped THPs are freed before reclaim would; the
+ * per-cgroup counters of memory.stat count it; promotion
  * shares huge pages between cgroups by memory.hawkeye.weight and stops a
  * cgroup at memory.hawkeye.huge_max, and THP faults stop there too; the
  * memory.hawkeye.* files refuse bad input.
@@ -535,6 +536,93 @@ TEST_F_TIMEOUT(containers, pressure_starts_recovery_without_oscillation, 360)
 	close(go[1]);
 	rmdir(x);
 	rmdir(y);
+}
+
+/*
+ * @mb of THPs written densely, then 3/4 of each 2 MB given back with
+ * MADV_DONTNEED, as a memory allocator does: partially mapped THPs whose
+ * unmapped subpages stay charged until the THP is split. Says 'r' on
+ * ready_fd, waits for a byte on go_fd, then reads everything back: exit 0
+ * if what it kept is as written and the rest zero, 2 if not.
+ */
+static int dense_then_dontneed(long mb)
+{
+	size_t len = mb * MB, keep = HPAGE_SZ / 4, i;
+	unsigned char *p = (unsigned char *)map_aligned(len);
+	char c;
+
+	if (!p)
+		return 4;
+	madvise(p, len, MADV_HUGEPAGE);
+	for (i = 0; i < len; i += 64)
+		p[i] = byte_at(i);
+	for (i = 0; i < len; i += HPAGE_SZ)
+		madvise(p + i + keep, HPAGE_SZ - keep, MADV_DONTNEED);
+	if (write(ready_fd, "r", 1) != 1 || read(go_fd, &c, 1) != 1)
+		return 4;
+	for (i = 0; i < len; i++)
+		if (p[i] != (i % HPAGE_SZ < keep && i % 64 == 0 ? byte_at(i) : 0))
+			return 2;
+	return 0;
+}
+
+/*
+ * Two cgroups with memory.max 100 MB, each with a process that wrote 88
+ * MB of THPs and gave 3/4 of each back (MADV_DONTNEED): 22 MB mapped, 88
+ * MB charged, past high_pct. With recovery on, the cgroup's partially
+ * mapped THPs are split and their unmapped subpages freed without reclaim
+ * (what reclaim's THP shrinker would do at the limit); with recovery off
+ * in the other cgroup, they stay charged. khugepaged is kept asleep, so
+ * that it does not collapse the ranges back meanwhile.
+ */
+TEST_F_TIMEOUT(containers, partly_unmapped_huge_pages_freed_before_reclaim, 180)
+{
+	long on = 0, off, split;
+	int ready[2], go[2];
+	pid_t pa, pb;
+	double end;
+	char c;
+
+	ASSERT_EQ(0, sysfs_write(KHUGEPAGED "scan_sleep_millisecs", "600000"));
+	ASSERT_EQ(0, cg_write(CG_A, "memory.max", "100M"));
+	ASSERT_EQ(0, cg_write(CG_B, "memory.max", "100M"));
+	ASSERT_EQ(0, cg_write(CG_B, "memory.hawkeye.debloat", "0"));
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	ready_fd = ready[1];
+	go_fd = go[0];
+	pa = cg_run(CG_A, dense_then_dontneed, 88);
+	pb = cg_run(CG_B, dense_then_dontneed, 88);
+	ASSERT_LT(0, pa);
+	ASSERT_LT(0, pb);
+	for (int i = 0; i < 2; i++)
+		ASSERT_EQ(1, read(ready[0], &c, 1));
+	for (end = now_s() + 60; now_s() < end; sleep_ms(200)) {
+		on = cg_long(CG_A, "memory.current", NULL);
+		if (on < 40 * MB)
+			break;
+	}
+	sleep_ms(2000);
+	off = cg_long(CG_B, "memory.current", NULL);
+	split = cg_long(CG_A, "memory.stat", "hawkeye_debloat_deferred_split");
+	TH_LOG("recovery on: %ld kB charged after %ld THPs split (RSS %ld kB), pgscan %ld; "
+	       "off: %ld kB charged (RSS %ld kB)", on / 1024, split, rollup_kb(pa, "Rss"),
+	       cg_long(CG_A, "memory.stat", "pgscan"), off / 1024, rollup_kb(pb, "Rss"));
+	EXPECT_GT(40 * MB, on);
+	EXPECT_LE(40, split);
+	EXPECT_EQ(0, cg_long(CG_A, "memory.stat", "pgscan"));
+	EXPECT_EQ(0, cg_long(CG_A, "memory.swap.current", NULL));
+	EXPECT_LE(80 * MB, off);
+	EXPECT_EQ(0, cg_long(CG_B, "memory.stat", "hawkeye_debloat_deferred_split"));
+	EXPECT_LE(split, vmstat("hawkeye_debloat_deferred_split"));
+
+	ASSERT_EQ(2, write(go[1], "gg", 2));
+	EXPECT_EQ(0, wait_status(pa));
+	EXPECT_EQ(0, wait_status(pb));
+	close(ready[0]);
+	close(ready[1]);
+	close(go[0]);
+	close(go[1]);
 }
 
 /* A hot process: @mb of promotable memory, every page written, forever. */

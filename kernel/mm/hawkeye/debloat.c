@@ -28,7 +28,9 @@
  * Inside memory cgroups the same runs for each cgroup with a limit (the
  * tighter of memory.high and memory.max) against its own usage, on the
  * THPs charged to it only: the machine may have plenty free while a
- * container runs into its limit. PSI adapts the start: under memory
+ * container runs into its limit. There, recovery first splits the
+ * cgroup's partially mapped THPs, whose unmapped subpages are charged
+ * until reclaim's THP shrinker would split them. PSI adapts the start: under memory
  * pressure (psi_pct) recovery starts at low_pct already, for the machine
  * and for a cgroup. A charge that finds its cgroup at memory.max recovers
  * in the charging task before reclaim runs (direct recovery), as far as
@@ -60,6 +62,7 @@
 #include <linux/vmstat.h>
 #include <asm/tlbflush.h>
 
+#include "../internal.h"
 #include "hawkeye.h"
 
 #define DEBLOAT_POLL		(HZ / 4)	/* idle: look at memory use this often */
@@ -67,6 +70,7 @@
 #define DEBLOAT_MEMCG_SAMPLE	(HZ / 10)	/* ... in a cgroup nearing its limit */
 #define DEBLOAT_BATCH		16	/* most THPs examined per mmap_lock hold */
 #define DEBLOAT_DIRECT_BUDGET	256	/* most THPs a charge examines */
+#define DEBLOAT_DEFERRED	256	/* most queued THPs looked at per cgroup */
 
 DEFINE_STATIC_KEY_FALSE(hawkeye_debloat_key);
 
@@ -505,6 +509,48 @@ static int debloat_get_mms(struct debloat_domain *dom, struct debloat_mm **out)
 	return *out ? nr : 0;
 }
 
+/* Did @memcg or an ancestor turn recovery off (memory.hawkeye.debloat)? */
+static bool debloat_memcg_off(struct mem_cgroup *memcg)
+{
+#ifdef CONFIG_MEMCG
+	for (; memcg; memcg = parent_mem_cgroup(memcg))
+		if (READ_ONCE(memcg->hawkeye.debloat_off))
+			return true;
+#endif
+	return false;
+}
+
+/*
+ * In a cgroup, first the partially mapped THPs of it and its descendants
+ * (part of each unmapped: MADV_DONTNEED, munmap): their unmapped subpages
+ * stay charged until the THP is split, which reclaim's THP shrinker would
+ * do once the cgroup is at its limit. Split them now, without reclaim.
+ * Returns whether recovery goes on.
+ */
+static bool debloat_split_deferred(struct debloat_domain *dom)
+{
+#ifdef CONFIG_MEMCG
+	struct mem_cgroup *m;
+
+	for (m = mem_cgroup_iter(dom->memcg, NULL, NULL); m;
+	     m = mem_cgroup_iter(dom->memcg, m, NULL)) {
+		unsigned long split = 0;
+
+		if (!debloat_memcg_off(m))
+			split = memcg_split_deferred(m, DEBLOAT_DEFERRED);
+		if (split) {
+			count_vm_events(HAWKEYE_DEBLOAT_DEFERRED_SPLIT, split);
+			count_memcg_events(m, HAWKEYE_DEBLOAT_DEFERRED_SPLIT, split);
+		}
+		if (!debloat_goes_on(dom)) {
+			mem_cgroup_iter_break(dom->memcg, m);
+			return false;
+		}
+	}
+#endif
+	return true;
+}
+
 /*
  * One round in @dom: sample every process's accesses for a window, then
  * examine their THPs, lowest estimated overhead first. Direct recovery
@@ -518,6 +564,8 @@ static bool debloat_round(struct debloat_domain *dom)
 	bool more = true;
 	int i, nr;
 
+	if (dom->memcg && !debloat_split_deferred(dom))
+		return false;
 	nr = debloat_get_mms(dom, &mms);
 	if (!dom->goal) {
 		for (i = 0; i < nr; i++)
