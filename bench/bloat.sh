@@ -101,7 +101,7 @@ cg_event() { awk -v k="$2" '$1 == k {print $2}' $CG/$1/memory.events; }
 # xs_start: HawkEye-3's two xsbench containers, their memory faulted in
 # base pages (memory.hawkeye.huge_max 0 meanwhile: a huge page's charge
 # fails, the fault takes base pages, and khugepaged knows the process);
-# then hawkeye-g promotes it.
+# then, from P1 on (xs_release), hawkeye-g promotes it.
 xs_start() {
 	local i w
 	xs_pids=
@@ -118,14 +118,16 @@ xs_start() {
 	for i in 1 2; do
 		for _ in $(seq 600); do grep -q ready /tmp/bloat-xs$i.out && break; sleep 0.2; done
 	done
-	# hawkeye-g first: khugepaged would collapse the first one uncapped.
+	# hawkeye-g (khugepaged leaves them alone), sampling them meanwhile.
 	echo 2000 >$H/promote/sleep_ms
 	echo 4 >$H/promote/batch
 	echo 5000 >$H/promote/scan_period_ms
 	echo hawkeye-g >$H/promote/policy
+	kill -USR1 $xs_pids
+}
+xs_release() {
 	echo max >$CG/bench-xs1/memory.hawkeye.huge_max
 	echo max >$CG/bench-xs2/memory.hawkeye.huge_max
-	kill -USR1 $xs_pids
 }
 
 setup() {
@@ -202,6 +204,7 @@ for config in $configs; do
 	start=$(date +%s.%N)
 	"$bindir/redisbloat" watch "$redis_pid" "$config" /tmp/bloat.phase $cgs >>"$out" &
 	sampler_pid=$!
+	[ -z "$xs_pids" ] || xs_release
 	cpu_watch_start
 	ok=1
 	step P1 fill key $keys 4090 || ok=0

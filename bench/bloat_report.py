@@ -159,8 +159,9 @@ def containers(data, configs):
                       huge_under_pressure_kb=mean_in("T2", "thp_kb"),
                       memory_no_pressure_kb=mean_in("T1", "kb"),
                       max_swap_kb=max((r["swap_kb"] for r in redis), default=None),
-                      first_promotions=first_promotions(ss, data["env"][0].get("xs_mb", 16)
-                                                        if data["env"] else 16))
+                      # half their regions: XS_MB / 2 of 2 MB each, two of them
+                      first_promotions=first_promotions(ss, (data["env"][0].get("xs_mb", 16)
+                                                             if data["env"] else 16) // 2))
     k4, m2, hk = (per.get(c, {}) for c in ("Linux-4KB", "Linux-2MB", "HawkEye"))
     peak = ratio(hk.get("peak_kb"), k4.get("peak_kb"))
     sampled = ratio(hk.get("peak_footprint_kb"), k4.get("peak_footprint_kb"))

@@ -134,9 +134,9 @@ def test_containers(tmp_path):
     assert hk["huge_share_while_free"] == 200 / 600  # at half the limit, in P1
     assert c["configs"]["Linux-4KB"]["huge_share_while_free"] is None  # no limit
     assert c["hawkeye_vs_4kb_peak"] == 1.04 and c["hawkeye_vs_2mb_huge"] == 1.0
-    # the first sample where the xsbench containers have 8 promotions
-    # half their regions (env xs_mb, 16 when not recorded) promoted
-    assert c["configs"]["HawkEye-3"]["first_promotions"] == {"bench-xs1": 4, "bench-xs2": 12}
+    # the first sample where the xsbench containers have half their 16
+    # regions (env xs_mb MB each, 16 when not recorded) promoted: 8
+    assert c["configs"]["HawkEye-3"]["first_promotions"] == {"bench-xs1": 2, "bench-xs2": 6}
     assert c["goals"] == {"hawkeye_never_killed": True, "hawkeye_peak_within_5pct_of_4kb": True,
                           "hawkeye_sampled_peak_within_5pct_of_4kb": True,
                           "hawkeye_holds_2mb_huge_pages_while_free": True,

@@ -30,12 +30,13 @@
  * THPs charged to it only: the machine may have plenty free while a
  * container runs into its limit. There, recovery first splits the
  * cgroup's partially mapped THPs, whose unmapped subpages are charged
- * until reclaim's THP shrinker would split them. PSI adapts the start: under memory
- * pressure (psi_pct) recovery starts at low_pct already, for the machine
- * and for a cgroup. A charge that finds its cgroup at memory.max recovers
- * in the charging task before reclaim runs (direct recovery), as far as
- * it needs, and starts the cgroup's episode. khugepaged does not collapse
- * what would take a cgroup past high_pct again (__hawkeye_max_ptes_none()).
+ * until reclaim's THP shrinker would split them. PSI adapts the start:
+ * under memory pressure (psi_pct) recovery starts at low_pct already, for
+ * the machine and for a cgroup. A charge that finds its cgroup at
+ * memory.max recovers in the charging task before reclaim runs (direct
+ * recovery), as far as it needs, and starts the cgroup's episode.
+ * khugepaged does not collapse what would take a cgroup past low_pct
+ * again (__hawkeye_max_ptes_none()).
  *
  * See Documentation/admin-guide/mm/hawkeye.rst.
  */
@@ -758,38 +759,36 @@ out:
 /*
  * In memory cgroups, a collapse grows the usage by the empty and zero-page
  * PTEs it fills: it may take no cgroup with a limit (@mm's and its
- * ancestors) to where recovery would start, high_pct of that limit, or
- * low_pct under memory pressure; while an episode of recovery runs in one
- * or it is under pressure, nor may it have as many as the episode's bar,
- * which would be split again. The @charged pages of the collapse's own
- * huge page are not counted: the collapse frees as many as it adds beyond
- * its empty PTEs.
+ * ancestors) to low_pct of that limit, where recovery stops (and starts
+ * under pressure). Were it allowed up to high_pct, collapses would refill
+ * what recovery freed, and the cgroup would meet its next growth at the
+ * start of recovery instead of below it. While an episode of recovery
+ * runs in one or it is under pressure, the collapse may not have as many
+ * as the episode's bar either, which would be split again. The @charged
+ * pages of the collapse's own huge page are not counted: the collapse
+ * frees as many as it adds beyond its empty PTEs.
  */
 static unsigned int debloat_memcg_max_ptes_none(struct mm_struct *mm,
 						unsigned int charged)
 {
 	unsigned long max = HPAGE_PMD_NR - 1;
 #ifdef CONFIG_MEMCG
-	unsigned int high = READ_ONCE(hawkeye_debloat.high_pct);
 	unsigned int low = READ_ONCE(hawkeye_debloat.low_pct);
 	struct mem_cgroup *memcg, *m;
 
 	memcg = get_mem_cgroup_from_mm(mm);
 	for (m = memcg; m && !mem_cgroup_is_root(m); m = parent_mem_cgroup(m)) {
-		unsigned long limit = hawkeye_memcg_limit(m), start, usage;
-		bool pressure;
+		unsigned long limit = hawkeye_memcg_limit(m), ceil, usage;
 
 		if (limit >= PAGE_COUNTER_MAX || READ_ONCE(m->hawkeye.debloat_off))
 			continue;
-		/* Recovery starts above high_pct, or at low_pct under pressure. */
-		pressure = debloat_pressure(m);
-		start = div_u64((u64)limit * (pressure ? low : high), 100);
-		if (pressure && start)
-			start--;
+		/* Just below low_pct: under pressure, recovery starts there. */
+		ceil = div_u64((u64)limit * low, 100);
+		ceil -= min(ceil, 1UL);
 		usage = page_counter_read(&m->memory);
 		usage -= min_t(unsigned long, usage, charged);
-		max = min(max, start > usage ? start - usage : 0);
-		if (pressure || READ_ONCE(m->hawkeye.active))
+		max = min(max, ceil > usage ? ceil - usage : 0);
+		if (debloat_pressure(m) || READ_ONCE(m->hawkeye.active))
 			max = min(max, max(READ_ONCE(m->hawkeye.bar), 1U) - 1UL);
 	}
 	mem_cgroup_put(memcg);
