@@ -2,8 +2,9 @@
 /*
  * HawkEye async pre-zeroing, observed from user space: memory dirtied and
  * freed comes back zero-filled whether it was pre-zeroed or not, faults
- * take pre-zeroed memory while the feature is on and the counters say so,
- * nothing moves while it is off, and the knobs refuse bad input.
+ * (4 KB, 2 MB and mTHP sizes) take pre-zeroed memory while the feature is
+ * on and the counters say so, nothing moves while it is off, and the knobs
+ * refuse bad input.
  */
 #include <signal.h>
 #include <sys/syscall.h>
@@ -13,9 +14,12 @@
 #include "kselftest_harness.h"
 #include "hawkeye_test.h"
 
+#define MTHP(kb, file) THP_SYSFS "hugepages-" #kb "kB/" file
+
 static const char *const knobs[] = {
 	PREZERO "enabled", PREZERO "rate", PREZERO "target_mb", PREZERO "nontemporal",
-	THP_SYSFS "enabled",
+	THP_SYSFS "enabled", MTHP(16, "enabled"), MTHP(64, "enabled"),
+	MTHP(512, "enabled"),
 };
 
 /* What the fixture sets, in this order. */
@@ -142,6 +146,12 @@ TEST_F(prezero, bad_input_is_rejected_and_changes_nothing)
 	EXPECT_EQ(EINVAL, sysfs_write(PREZERO "target_mb", "1000000000"));
 }
 
+/* A counter: a /proc/vmstat item, or a file (an mTHP size's stats). */
+static long counter(const char *name)
+{
+	return name[0] == '/' ? sysfs_read_long(name) : vmstat(name);
+}
+
 static void prezeroed_faults(struct __test_metadata *_metadata, const char *thp,
 			     const char *prezeroed, const char *sync, size_t len)
 {
@@ -167,13 +177,13 @@ static void prezeroed_faults(struct __test_metadata *_metadata, const char *thp,
 			TH_LOG("round %d: only %ld pages pre-zeroed", round, vmstat("nr_free_zeroed"));
 		}
 		kill(churn, SIGCONT);
-		pre0 = vmstat(prezeroed);
-		sync0 = vmstat(sync);
+		pre0 = counter(prezeroed);
+		sync0 = counter(sync);
 		p = map_aligned(len);
 		ASSERT_NE(NULL, p);
 		EXPECT_EQ(0, fault_and_check(p, len));
-		pre = vmstat(prezeroed) - pre0;
-		syn = vmstat(sync) - sync0;
+		pre = counter(prezeroed) - pre0;
+		syn = counter(sync) - sync0;
 		munmap(p, len);
 		TH_LOG("round %d: %ld faults pre-zeroed, %ld zeroed synchronously", round, pre, syn);
 		/* The churning child competes for the same zeroed pages. */
@@ -194,6 +204,35 @@ TEST_F_TIMEOUT(prezero, base_page_faults_take_prezeroed_memory_and_read_zero, 60
 {
 	prezeroed_faults(_metadata, "never", "hawkeye_fault_prezeroed_4k",
 			 "hawkeye_fault_sync_zero_4k", 64 * MB);
+}
+
+/*
+ * One mTHP size at a time (2 MB and the others off): its faults take
+ * pre-zeroed memory, read zero, and its own counters say so; the kernel's
+ * anon_fault_alloc for the size shows they were folios of that size.
+ */
+TEST_F_TIMEOUT(prezero, mthp_faults_take_prezeroed_memory_and_read_zero, 900)
+{
+	static const long sizes_kb[] = { 16, 64, 512 };
+	char dir[128], en[160], pre[160], syn[160], alloc[160];
+
+	for (int s = 0; s < 3; s++) {
+		long alloc0, folios;
+
+		snprintf(dir, sizeof(dir), THP_SYSFS "hugepages-%ldkB/", sizes_kb[s]);
+		snprintf(en, sizeof(en), "%senabled", dir);
+		snprintf(pre, sizeof(pre), "%sstats/hawkeye_fault_prezeroed", dir);
+		snprintf(syn, sizeof(syn), "%sstats/hawkeye_fault_sync_zero", dir);
+		snprintf(alloc, sizeof(alloc), "%sstats/anon_fault_alloc", dir);
+		alloc0 = sysfs_read_long(alloc);
+		ASSERT_EQ(0, write_file(en, "always"));
+		prezeroed_faults(_metadata, "never", pre, syn, 32 * MB);
+		ASSERT_EQ(0, write_file(en, "never"));
+		folios = sysfs_read_long(alloc) - alloc0;
+		TH_LOG("%ld kB: %ld folios faulted", sizes_kb[s], folios);
+		/* Five rounds of 32 MB, nearly all in folios of that size. */
+		EXPECT_LT(4 * 32 * 1024 / sizes_kb[s], folios);
+	}
 }
 
 TEST_F_TIMEOUT(prezero, off_means_no_counter_moves, 600)
@@ -222,6 +261,20 @@ TEST_F_TIMEOUT(prezero, off_means_no_counter_moves, 600)
 			TH_LOG("%s moved while off", counters[i]);
 		}
 	}
+
+	/* 64 KB mTHP faults: their counters do not move either. */
+	ASSERT_EQ(0, write_file(THP_SYSFS "enabled", "never"));
+	ASSERT_EQ(0, write_file(MTHP(64, "enabled"), "always"));
+	before[0] = sysfs_read_long(MTHP(64, "stats/hawkeye_fault_prezeroed"));
+	before[1] = sysfs_read_long(MTHP(64, "stats/hawkeye_fault_sync_zero"));
+	before[2] = sysfs_read_long(MTHP(64, "stats/anon_fault_alloc"));
+	p = map_aligned(16 * MB);
+	ASSERT_NE(NULL, p);
+	EXPECT_EQ(0, fault_and_check(p, 16 * MB));
+	munmap(p, 16 * MB);
+	EXPECT_LT(before[2], sysfs_read_long(MTHP(64, "stats/anon_fault_alloc")));
+	EXPECT_EQ(before[0], sysfs_read_long(MTHP(64, "stats/hawkeye_fault_prezeroed")));
+	EXPECT_EQ(before[1], sysfs_read_long(MTHP(64, "stats/hawkeye_fault_sync_zero")));
 }
 
 TEST_F_TIMEOUT(prezero, target_bounds_zeroed_memory, 600)

@@ -361,7 +361,9 @@ void hawkeye_check_zeroed(struct page *page, unsigned int order)
  * @gfp: its flags; only movable (user) memory is counted
  * @prezeroed: whether it was pre-zeroed or the allocator zeroed it
  *
- * The hawkeye_fault_{prezeroed,sync_zero}_{4k,2m} events.
+ * The hawkeye_fault_{prezeroed,sync_zero}_{4k,2m} events, and per size
+ * (mTHP and 2 MB) the hawkeye_fault_{prezeroed,sync_zero} files in
+ * /sys/kernel/mm/transparent_hugepage/hugepages-<size>kB/stats/.
  */
 void __hawkeye_count_zeroing(unsigned int order, gfp_t gfp, bool prezeroed)
 {
@@ -374,6 +376,8 @@ void __hawkeye_count_zeroing(unsigned int order, gfp_t gfp, bool prezeroed)
 	else if (order == HPAGE_PMD_ORDER)
 		count_vm_event(prezeroed ? HAWKEYE_FAULT_PREZEROED_2M :
 			       HAWKEYE_FAULT_SYNC_ZERO_2M);
+	count_mthp_stat(order, prezeroed ? MTHP_STAT_HAWKEYE_FAULT_PREZEROED :
+			MTHP_STAT_HAWKEYE_FAULT_SYNC_ZERO);
 }
 
 /**
