@@ -37,7 +37,17 @@ CONFIGS=(
 	"HawkEye-4KB: thp never; prezero"
 	"HawkEye-2MB: thp always; prezero"
 	"Ingens-90%: thp always; ingens 90"
+	"Linux-64KB: thp never; mthp 64"
+	"HawkEye-64KB: thp never; mthp 64; prezero"
+	"Linux-16KB: thp never; mthp 16"
+	"HawkEye-16KB: thp never; mthp 16; prezero"
 )
+
+# One mTHP size (kB) on for anonymous faults; 2 MB stays as "thp" sets it.
+mthp() {
+	[ -f $THP/hugepages-${1}kB/enabled ] || { echo "table1.sh: no ${1} kB mTHP" >&2; exit 1; }
+	echo always >$THP/hugepages-${1}kB/enabled
+}
 
 # HawkEye pre-zeroing on, with no rate limit so that the pool refills in
 # seconds between repetitions (table1 -z waits for it, untimed).
@@ -56,7 +66,14 @@ orig_defrag=$(current $THP/defrag)
 orig_prezero_rate=$(cat $PREZERO/rate 2>/dev/null || echo 10000)
 orig_policy=$(current $PROMOTE/policy 2>/dev/null || true)
 orig_util=$(cat $INGENS/util_threshold 2>/dev/null || true)
+declare -A orig_mthp=()
+for f in $THP/hugepages-*kB/enabled; do
+	[ -f "$f" ] && orig_mthp[$f]=$(current "$f")
+done
 reset() {
+	for f in "${!orig_mthp[@]}"; do
+		echo "${orig_mthp[$f]}" >"$f"
+	done
 	echo "$orig_enabled" >$THP/enabled
 	echo "$orig_defrag" >$THP/defrag
 	if [ -d $PREZERO ]; then

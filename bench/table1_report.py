@@ -24,10 +24,11 @@ COLUMNS = [
 ]
 METRICS = [c[0] for c in COLUMNS]
 # Only kernels with HawkEye report these; "-" where a configuration lacks them.
-OPTIONAL = [("prezeroed", "pre-zeroed faults", 1)]
+OPTIONAL = [("prezeroed", "pre-zeroed faults", 1), ("mthp_fault_alloc", "mTHPs", 1)]
 BASE, THP = "Linux-4KB", "Linux-2MB"
 # (base, other): the ratio lines printed, where both configurations ran.
-COMPARISONS = [(BASE, THP), (THP, "HawkEye-2MB"), (BASE, "HawkEye-4KB"), (BASE, "Ingens-90%")]
+COMPARISONS = [(BASE, THP), (THP, "HawkEye-2MB"), (BASE, "HawkEye-4KB"), (BASE, "Ingens-90%"),
+               ("Linux-64KB", "HawkEye-64KB"), ("Linux-16KB", "HawkEye-16KB")]
 
 
 def parse_lines(lines):

@@ -28,6 +28,12 @@
 #include "hawkeye_test.h"
 
 #define SUBPAGES (HPAGE_SZ / PAGE_SZ)
+/* The mTHP size the tests of mTHP recovery enable: 64 KB. */
+#define MTHP_ENABLED THP_SYSFS "hugepages-64kB/enabled"
+#define MTHP_SUBPAGES 16
+#define KPF_COMPOUND_HEAD 15
+#define KPF_COMPOUND_TAIL 16
+#define KPF_ZERO_PAGE 24
 
 /* The fixture saves these; the first five are recovery's own. */
 static const char *const knobs[] = {
@@ -35,7 +41,7 @@ static const char *const knobs[] = {
 	DEBLOAT "rate",
 	KHUGEPAGED "scan_sleep_millisecs", KHUGEPAGED "alloc_sleep_millisecs",
 	KHUGEPAGED "pages_to_scan", KHUGEPAGED "max_ptes_none", THP_SYSFS "enabled",
-	DEBLOAT "psi_pct",
+	DEBLOAT "psi_pct", DEBLOAT "mthp", MTHP_ENABLED,
 };
 #define NR_DEBLOAT_KNOBS 5
 
@@ -44,7 +50,7 @@ static const struct knob_set setup_knobs[] = {
 	{ THP_SYSFS "enabled", "always" }, { DEBLOAT "enabled", "0" },
 	{ DEBLOAT "threshold", "256" },
 	/* The watermarks alone: PSI would start recovery at low_pct. */
-	{ DEBLOAT "psi_pct", "0" },
+	{ DEBLOAT "psi_pct", "0" }, { DEBLOAT "mthp", "0" }, { MTHP_ENABLED, "never" },
 };
 
 enum { SCANNED, SPLIT, FREED, BYTES, NR_COUNTERS };
@@ -261,6 +267,9 @@ TEST_F(debloat, bad_input_is_rejected_and_changes_nothing)
 	EXPECT_EQ(EINVAL, sysfs_write(DEBLOAT "threshold", "0"));
 	EXPECT_EQ(EINVAL, sysfs_write(DEBLOAT "threshold", "513"));
 	EXPECT_EQ(EINVAL, sysfs_write(DEBLOAT "rate", "1048577"));
+	EXPECT_EQ(EINVAL, sysfs_write(DEBLOAT "mthp", "2"));
+	EXPECT_EQ(EINVAL, sysfs_write(DEBLOAT "mthp", "-1"));
+	EXPECT_EQ(0, sysfs_read_long(DEBLOAT "mthp"));
 	for (size_t k = 0; k < NR_DEBLOAT_KNOBS; k++) {
 		EXPECT_EQ(before[k], sysfs_read_long(knobs[k]));
 	}
@@ -432,6 +441,8 @@ struct writer {
 	char *p;
 	size_t nr_subpages;
 	volatile bool *stop;
+	const char *split_counter;	/* counts the folios split */
+	size_t unit;			/* subpages a folio */
 	long split0;
 	struct write_rec *log;
 	size_t nr;
@@ -459,14 +470,15 @@ static void writer_write(struct writer *w, size_t s, uint32_t *rnd)
 
 /*
  * Writers 0 and 1 write random subpages (those with s % 3 == id) at a
- * modest rate; writer 2 (s % 3 == 2) writes into the huge pages the
- * thread is about to split, going by the split counter, at most 64
- * writes each so that they stay worth splitting.
+ * modest rate; writer 2 (s % 3 == 2) writes into the folios (THPs or
+ * mTHPs) the thread is about to split, going by the split counter, at
+ * most an eighth of their subpages' worth of writes each so that they
+ * stay worth splitting.
  */
 static void *writer_fn(void *arg)
 {
 	struct writer *w = arg;
-	size_t nr_thp = w->nr_subpages / SUBPAGES;
+	size_t nr_thp = w->nr_subpages / w->unit;
 	uint32_t rnd = 0x9e3779b9u * (w->id + 1);
 	unsigned char *front = calloc(nr_thp, 1);
 
@@ -479,13 +491,13 @@ static void *writer_fn(void *arg)
 			usleep(5000);
 			continue;
 		}
-		s = vmstat("hawkeye_debloat_thp_split") - w->split0 + xorshift(&rnd) % 2;
-		if (s >= nr_thp || front[s] >= 64) {
+		s = vmstat(w->split_counter) - w->split0 + xorshift(&rnd) % 2;
+		if (s >= nr_thp || front[s] >= w->unit / 8) {
 			usleep(1000);
 			continue;
 		}
 		front[s]++;
-		s = s * SUBPAGES + xorshift(&rnd) % (SUBPAGES / 3) * 3;
+		s = s * w->unit + xorshift(&rnd) % (w->unit / 3) * 3;
 		s += (2 - s % 3 + 3) % 3;
 		if (s < w->nr_subpages)
 			writer_write(w, s, &rnd);
@@ -503,22 +515,37 @@ static int rec_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-TEST_F_TIMEOUT(debloat, concurrent_writers_keep_every_write, 180)
+/* Wait until @counter is at least @n, up to @timeout seconds. */
+static bool wait_vmstat(const char *counter, long n, double timeout)
 {
-	const size_t len = 128 * MB, nr_subpages = len / PAGE_SZ;
+	double end = now_s() + timeout;
+
+	while (vmstat(counter) < n && now_s() < end)
+		usleep(100 * 1000);
+	return vmstat(counter) >= n;
+}
+
+/*
+ * The writers race recovery over @p, a map_bloat() (-like) mapping of
+ * folios of @unit subpages that @split_counter counts the splits of.
+ */
+static void writers_race_recovery(struct __test_metadata *_metadata, char *p,
+				  size_t len, const char *split_counter,
+				  size_t unit)
+{
+	const size_t nr_subpages = len / PAGE_SZ;
 	struct writer w[WRITERS];
 	volatile bool stop = false;
 	long split0, split1, split2;
 	size_t total = 0, bad = 0, all;
 	struct write_rec *recs;
-	char *p, *expect;
+	char *expect;
 
-	p = map_bloat(len, 4);
-	ASSERT_NE(NULL, p);
-	split0 = vmstat("hawkeye_debloat_thp_split");
+	split0 = vmstat(split_counter);
 	for (int i = 0; i < WRITERS; i++) {
 		w[i] = (struct writer){ .id = i, .p = p, .nr_subpages = nr_subpages,
-					.stop = &stop, .split0 = split0 };
+					.stop = &stop, .split0 = split0,
+					.split_counter = split_counter, .unit = unit };
 		w[i].log = malloc(LOG_MAX * sizeof(*w[i].log));
 		ASSERT_NE(NULL, w[i].log);
 		/* The logs are not what is being tested: keep them in 4 KB pages. */
@@ -526,10 +553,10 @@ TEST_F_TIMEOUT(debloat, concurrent_writers_keep_every_write, 180)
 		ASSERT_EQ(0, pthread_create(&w[i].thread, NULL, writer_fn, &w[i]));
 	}
 
-	/* Phase 1: recovery at 8 THPs a second under the writers. */
+	/* Phase 1: recovery at 8 THPs (or PTE tables) a second. */
 	ASSERT_EQ(0, start_recovery(8));
 	sleep(6);
-	split1 = vmstat("hawkeye_debloat_thp_split");
+	split1 = vmstat(split_counter);
 	/* Phase 2: enable/disable cycles under load. */
 	for (int i = 0; i < 8; i++) {
 		ASSERT_EQ(0, sysfs_write(DEBLOAT "enabled", i % 2 ? "1" : "0"));
@@ -541,14 +568,14 @@ TEST_F_TIMEOUT(debloat, concurrent_writers_keep_every_write, 180)
 	stop = true;
 	for (int i = 0; i < WRITERS; i++)
 		pthread_join(w[i].thread, NULL);
-	/* Most huge pages are still worth splitting after the writes. */
-	EXPECT_TRUE(wait_huge_kb(p, len >> 11, 60));
-	split2 = vmstat("hawkeye_debloat_thp_split");
+	/* Most folios are still worth splitting after the writes. */
+	EXPECT_TRUE(wait_vmstat(split_counter, split0 + (long)(nr_subpages / unit / 2), 60));
+	split2 = vmstat(split_counter);
 	ASSERT_EQ(0, sysfs_write(DEBLOAT "enabled", "0"));
 
 	for (int i = 0; i < WRITERS; i++)
 		total += w[i].nr;
-	TH_LOG("%zu/%zu/%zu writes; THPs split: %ld in phase 1, %ld in all",
+	TH_LOG("%zu/%zu/%zu writes; folios split: %ld in phase 1, %ld in all",
 	       w[0].nr, w[1].nr, w[2].nr, split1 - split0, split2 - split0);
 	EXPECT_GT(split1 - split0, 4);
 	EXPECT_GT(w[2].nr, 0);
@@ -580,7 +607,204 @@ TEST_F_TIMEOUT(debloat, concurrent_writers_keep_every_write, 180)
 	free(recs);
 	for (int i = 0; i < WRITERS; i++)
 		free(w[i].log);
+}
+
+TEST_F_TIMEOUT(debloat, concurrent_writers_keep_every_write, 180)
+{
+	const size_t len = 128 * MB;
+	char *p = map_bloat(len, 4);
+
+	ASSERT_NE(NULL, p);
+	writers_race_recovery(_metadata, p, len, "hawkeye_debloat_thp_split", SUBPAGES);
 	munmap(p, len);
+}
+
+/*
+ * The order of the folio that maps @addr (0 for a base page), if @addr is
+ * its first page; -1 for the zero page, -2 if it is not the first page or
+ * not mapped.
+ */
+static int folio_order_at(char *addr)
+{
+	uint64_t pfn = pfn_of(0, (unsigned long)addr), f = kpageflags(pfn);
+	int order = 0;
+
+	if (!pfn)
+		return -2;
+	if (f & (1ULL << KPF_ZERO_PAGE))
+		return -1;
+	if (f & (1ULL << KPF_COMPOUND_TAIL))
+		return -2;
+	if (!(f & (1ULL << KPF_COMPOUND_HEAD)))
+		return 0;
+	while (order < 9 && (kpageflags(pfn + (1UL << order)) & (1ULL << KPF_COMPOUND_TAIL)))
+		order++;
+	return order;
+}
+
+/*
+ * map_bloat() in 64 KB mTHPs (THP off, 64 KB on): every 10th subpage
+ * written, every 64 KB folio worth splitting. NULL if a piece is no mTHP.
+ */
+static char *map_bloat_mthp(size_t len, unsigned int seed)
+{
+	char *p;
+
+	if (sysfs_write(THP_SYSFS "enabled", "never") || sysfs_write(MTHP_ENABLED, "always"))
+		return NULL;
+	p = map_aligned(len);
+	if (!p)
+		return NULL;
+	for (size_t s = 0; s < len / PAGE_SZ; s++)
+		if (written(s))
+			fill_subpage(p, s, seed);
+	for (size_t off = 0; off < len; off += MTHP_SUBPAGES * PAGE_SZ)
+		if (folio_order_at(p + off) != 4) {
+			munmap(p, len);
+			return NULL;
+		}
+	return p;
+}
+
+TEST_F_TIMEOUT(debloat, concurrent_writers_keep_every_write_mthp, 180)
+{
+	const size_t len = 32 * MB;
+	char *p = map_bloat_mthp(len, 4);
+
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "mthp", "1"));
+	writers_race_recovery(_metadata, p, len, "hawkeye_debloat_mthp_split", MTHP_SUBPAGES);
+	munmap(p, len);
+}
+
+/*
+ * mTHPs that PTE tables map: with debloat/mthp off recovery leaves them
+ * alone; on, it splits every one (each is mostly zero) and Rss drops to
+ * the subpages written, which read back.
+ */
+TEST_F_TIMEOUT(debloat, recovers_mthp_folios, 120)
+{
+	const size_t len = 32 * MB, folios = len / PAGE_SZ / MTHP_SUBPAGES;
+	long split0 = vmstat("hawkeye_debloat_mthp_split"), freed0, rss0, split1;
+	char *p = map_bloat_mthp(len, 5);
+
+	ASSERT_NE(NULL, p);
+	rss0 = smaps_kb(p, "Rss");
+	ASSERT_EQ(0, start_recovery(0));
+	sleep(3);
+	split1 = vmstat("hawkeye_debloat_mthp_split");
+	EXPECT_EQ(split0, split1);
+	EXPECT_EQ(rss0, smaps_kb(p, "Rss"));
+
+	freed0 = vmstat("hawkeye_debloat_zero_pages_freed");
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "mthp", "1"));
+	EXPECT_TRUE(wait_vmstat("hawkeye_debloat_mthp_split", split1 + (long)folios, 60));
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "enabled", "0"));
+	TH_LOG("Rss %ld -> %ld kB (written %zu kB); mTHPs split %ld, zero pages freed %ld",
+	       rss0, smaps_kb(p, "Rss"), nr_written(len) * 4, vmstat("hawkeye_debloat_mthp_split") - split1,
+	       vmstat("hawkeye_debloat_zero_pages_freed") - freed0);
+	EXPECT_EQ(rss0, (long)(len >> 10));
+	/* Zero pages count in Rss: only the written subpages are memory. */
+	EXPECT_EQ((long)(len / PAGE_SZ - nr_written(len)),
+		  vmstat("hawkeye_debloat_zero_pages_freed") - freed0);
+	EXPECT_EQ(0, check_bloat(p, len, 5));
+	munmap(p, len);
+}
+
+/*
+ * Split to the largest dense size: 2 MB pages whose 64 KB pieces are dense
+ * (all written), nearly empty (one subpage written) or empty. With
+ * debloat/mthp on and 64 KB enabled, the dense pieces stay 64 KB folios, the
+ * others become base pages and zero pages; with it off all become base
+ * pages. Every byte reads back either way.
+ */
+static bool piece_dense(size_t piece)
+{
+	return piece % 4 == 0;
+}
+
+static bool piece_subpage_written(size_t s)
+{
+	size_t piece = s / MTHP_SUBPAGES;
+
+	return piece_dense(piece) || (piece % 4 == 1 && s % MTHP_SUBPAGES == 3);
+}
+
+TEST_F_TIMEOUT(debloat, splits_to_the_largest_dense_size, 180)
+{
+	const size_t len = 8 * MB, pieces = len / PAGE_SZ / MTHP_SUBPAGES;
+	static const char zero[PAGE_SZ];
+
+	for (int mthp = 1; mthp >= 0; mthp--) {
+		long split0 = vmstat("hawkeye_debloat_thp_split");
+		long msplit0 = vmstat("hawkeye_debloat_mthp_split");
+		long freed0 = vmstat("hawkeye_debloat_zero_pages_freed");
+		long nr_anon0 = sysfs_read_long(THP_SYSFS "hugepages-64kB/stats/nr_anon");
+		size_t kept = 0, base = 0, zeros = 0, bad = 0;
+		char *p = map_aligned(len);
+
+		ASSERT_NE(NULL, p);
+		madvise(p, len, MADV_HUGEPAGE);
+		for (size_t s = 0; s < len / PAGE_SZ; s++)
+			if (piece_subpage_written(s))
+				fill_subpage(p, s, 9);
+		ASSERT_EQ(len >> 10, smaps_kb(p, "AnonHugePages"));
+		ASSERT_EQ(0, sysfs_write(MTHP_ENABLED, "always"));
+		ASSERT_EQ(0, sysfs_write_long(DEBLOAT "mthp", mthp));
+		ASSERT_EQ(0, start_recovery(0));
+		EXPECT_TRUE(wait_huge_kb(p, 0, 60));
+		/* The pieces of the last THP split are done with: the counter. */
+		EXPECT_TRUE(wait_vmstat("hawkeye_debloat_thp_split", split0 + len / HPAGE_SZ, 10));
+		ASSERT_EQ(0, sysfs_write(DEBLOAT "enabled", "0"));
+
+		for (size_t i = 0; i < pieces; i++) {
+			char *piece = p + i * MTHP_SUBPAGES * PAGE_SZ;
+			int order = folio_order_at(piece);
+
+			if (piece_dense(i)) {
+				kept += order == 4;
+				base += order == 0;
+			} else {
+				for (size_t s = 0; s < MTHP_SUBPAGES; s++)
+					zeros += folio_order_at(piece + s * PAGE_SZ) == -1;
+			}
+		}
+		for (size_t s = 0; s < len / PAGE_SZ; s++) {
+			const char *sp = p + s * PAGE_SZ;
+
+			if (!piece_subpage_written(s)) {
+				bad += !!memcmp(sp, zero, PAGE_SZ);
+				continue;
+			}
+			for (size_t j = 0; j < PAGE_SZ; j++)
+				if (sp[j] != (char)pattern(s * PAGE_SZ + j, 9)) {
+					bad++;
+					break;
+				}
+		}
+		TH_LOG("mthp %d: %zu dense 64 KB pieces of %zu kept whole, %zu base pages; "
+		       "%zu zero pages; THPs split +%ld, mTHPs split +%ld, freed +%ld, "
+		       "64 kB nr_anon +%ld; Rss %ld kB",
+		       mthp, kept, pieces / 4, base, zeros,
+		       vmstat("hawkeye_debloat_thp_split") - split0,
+		       vmstat("hawkeye_debloat_mthp_split") - msplit0,
+		       vmstat("hawkeye_debloat_zero_pages_freed") - freed0,
+		       sysfs_read_long(THP_SYSFS "hugepages-64kB/stats/nr_anon") - nr_anon0,
+		       smaps_kb(p, "Rss"));
+		EXPECT_EQ(0, bad);
+		/* The empty and nearly empty pieces: all but one subpage each. */
+		EXPECT_EQ(pieces * 3 / 4 * MTHP_SUBPAGES - pieces / 4, zeros);
+		if (mthp) {
+			EXPECT_EQ(pieces / 4, kept);
+			EXPECT_EQ(pieces * 3 / 4, vmstat("hawkeye_debloat_mthp_split") - msplit0);
+			EXPECT_EQ((long)(pieces / 4),
+				  sysfs_read_long(THP_SYSFS "hugepages-64kB/stats/nr_anon") - nr_anon0);
+		} else {
+			EXPECT_EQ(pieces / 4, base);
+			EXPECT_EQ(0, vmstat("hawkeye_debloat_mthp_split") - msplit0);
+		}
+		munmap(p, len);
+	}
 }
 
 /* Registers [p, p + len) for missing faults; the fd, or -1. */

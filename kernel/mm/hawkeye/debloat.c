@@ -38,6 +38,13 @@
  * khugepaged does not collapse what would take a cgroup past low_pct
  * again (__hawkeye_max_ptes_none()).
  *
+ * With debloat/mthp on, recovery knows the mTHP sizes enabled for anonymous
+ * memory: it splits a THP to the largest of them, then splits on only the
+ * pieces that have their share of the bar zero-filled, size by size, so
+ * that dense 64 KB (say) pieces keep their TLB reach and only sparse ones
+ * become base pages and zero pages. It examines the mTHPs that PTE tables
+ * map the same way.
+ *
  * See Documentation/admin-guide/mm/hawkeye.rst.
  */
 #define pr_fmt(fmt) "hawkeye: " fmt
@@ -110,11 +117,14 @@ struct debloat_domain {
 	unsigned int budget;		/* direct: THPs left to examine */
 };
 
-/* The state of a scan of a process's THPs. */
+/* The state of a scan of a process's THPs (and mTHPs). */
 struct debloat_walk {
 	struct debloat_domain *dom;
 	unsigned int budget;	/* THPs left to examine in this batch */
 	unsigned long next;	/* where the next batch starts */
+	/* In the 2 MB range examined: */
+	unsigned long bytes;	/* bytes read */
+	bool split;		/* a folio was split */
 };
 
 /* Memory in use: all of RAM but what is available without swapping. */
@@ -292,92 +302,229 @@ static bool debloat_worth_splitting(struct folio *folio, unsigned int threshold,
 	return false;
 }
 
-/* Subpages of the 2 MB at @addr that now map the shared zero page. */
+/* The PTEs from @addr to @end that map the shared zero page. */
 static unsigned int debloat_zero_ptes(struct mm_struct *mm, pmd_t *pmd,
-				      unsigned long addr)
+				      unsigned long addr, unsigned long end)
 {
-	unsigned int i, nr = 0;
+	unsigned int nr = 0;
 	spinlock_t *ptl;
-	pte_t *pte;
+	pte_t *start, *pte;
 
 	pte = pte_offset_map_lock(mm, pmd, addr, &ptl);
+	start = pte;
 	if (!pte)
 		return 0;
-	for (i = 0; i < HPAGE_PMD_NR; i++) {
-		pte_t ptent = ptep_get(pte + i);
+	for (; addr < end; pte++, addr += PAGE_SIZE) {
+		pte_t ptent = ptep_get(pte);
 
 		if (pte_present(ptent) && is_zero_pfn(pte_pfn(ptent)))
 			nr++;
 	}
-	pte_unmap_unlock(pte, ptl);
+	pte_unmap_unlock(start, ptl);
 	return nr;
 }
 
 /*
- * Split @folio (referenced by the caller) as split_huge_page() requires:
- * locked, and not pinned by anyone else. On success the subpages that
- * are zero-filled then are mapped to the zero page and freed.
+ * Count the subpages from @addr to @end, of @folio (referenced) just split
+ * to order 0, that the split mapped to the zero page: freed.
  */
-static void debloat_split(struct mm_walk *walk, pmd_t *pmd, unsigned long addr,
-			  struct folio *folio)
+static void debloat_count_freed(struct mm_walk *walk, pmd_t *pmd,
+				struct folio *folio, unsigned long addr,
+				unsigned long end)
 {
-	unsigned int zero;
-	int err;
+	unsigned int zero = debloat_zero_ptes(walk->mm, pmd, addr, end);
 
-	if (!folio_trylock(folio))
-		return;
-	/* Split or freed by someone else since it was looked at? */
-	err = folio_test_large(folio) && folio_test_anon(folio) ?
-	      split_folio(folio) : -EBUSY;
-	folio_unlock(folio);
-	if (err)
-		return;
-	/* A hint for khugepaged, which reads it locklessly. */
-	WRITE_ONCE(walk->mm->hawkeye_debloat_splits,
-		   walk->mm->hawkeye_debloat_splits + 1);
-	/* The head page stays charged to the cgroup the THP was. */
-	count_memcg_folio_events(folio, HAWKEYE_DEBLOAT_THP_SPLIT, 1);
-	count_vm_event(HAWKEYE_DEBLOAT_THP_SPLIT);
-	zero = debloat_zero_ptes(walk->mm, pmd, addr);
+	/* The head page stays charged to the cgroup the folio was. */
 	count_memcg_folio_events(folio, HAWKEYE_DEBLOAT_ZERO_PAGES_FREED, zero);
 	count_vm_events(HAWKEYE_DEBLOAT_ZERO_PAGES_FREED, zero);
 }
 
-/* Scanning: examine THPs, split those with enough zero-filled subpages. */
+/*
+ * The orders recovery splits to in @vma, highest first: with debloat/mthp
+ * on, the mTHP sizes enabled for it below 2 MB; and 0, where the split
+ * maps zero-filled subpages to the zero page.
+ */
+static unsigned long debloat_split_orders(struct vm_area_struct *vma)
+{
+	unsigned long orders = 0;
+
+	if (READ_ONCE(hawkeye_debloat.mthp))
+		orders = thp_vma_allowable_orders(vma, vma->vm_flags,
+						  TVA_ENFORCE_SYSFS,
+						  THP_ORDERS_ALL_ANON &
+						  (BIT(HPAGE_PMD_ORDER) - 1));
+	return orders | BIT(0);
+}
+
+/*
+ * Split @folio (referenced by the caller) to the highest of @orders below
+ * its own, as split_huge_page() requires: locked, and not pinned by anyone
+ * else. A split to order 0 maps the subpages that are zero-filled then to
+ * the zero page and frees them. Returns the order split to, or -1.
+ */
+static int debloat_split(struct mm_walk *walk, struct folio *folio,
+			 unsigned long orders)
+{
+	unsigned int from = folio_order(folio);
+	int order = -1;
+
+	if (!folio_trylock(folio))
+		return -1;
+	/* Split or freed by someone else since it was looked at? */
+	if (folio_test_large(folio) && folio_test_anon(folio) &&
+	    folio_order(folio) == from) {
+		order = highest_order(orders & (BIT(from) - 1));
+		if (split_huge_page_to_list_to_order(&folio->page, NULL, order))
+			order = -1;
+	}
+	folio_unlock(folio);
+	if (order < 0)
+		return -1;
+	/* A hint for khugepaged, which reads it locklessly. */
+	WRITE_ONCE(walk->mm->hawkeye_debloat_splits,
+		   walk->mm->hawkeye_debloat_splits + 1);
+	/* The head page stays charged to the cgroup the folio was. */
+	if (from == HPAGE_PMD_ORDER) {
+		count_memcg_folio_events(folio, HAWKEYE_DEBLOAT_THP_SPLIT, 1);
+		count_vm_event(HAWKEYE_DEBLOAT_THP_SPLIT);
+	} else {
+		count_vm_event(HAWKEYE_DEBLOAT_MTHP_SPLIT);
+	}
+	return order;
+}
+
+/* A folio of @order's share of @bar, the zero subpages that split a THP. */
+static unsigned int debloat_piece_bar(unsigned int bar, unsigned int order)
+{
+	return DIV_ROUND_UP(bar << order, HPAGE_PMD_NR);
+}
+
+/*
+ * The next anonymous large folio that the PTEs at or after *@addr, below
+ * @end, map whole, starting with its first page, and that only this
+ * process maps (likely): referenced, with *@addr set to where it starts.
+ */
+static struct folio *debloat_pte_folio(struct mm_walk *walk, pmd_t *pmd,
+				       unsigned long *addr, unsigned long end)
+{
+	struct folio *folio = NULL;
+	spinlock_t *ptl;
+	pte_t *start, *pte;
+
+	pte = pte_offset_map_lock(walk->mm, pmd, *addr, &ptl);
+	start = pte;
+	if (!pte)
+		return NULL;
+	for (; *addr < end; pte++, *addr += PAGE_SIZE) {
+		pte_t ptent = ptep_get(pte);
+		struct page *page;
+		struct folio *f;
+
+		if (!pte_present(ptent))
+			continue;
+		page = vm_normal_page(walk->vma, *addr, ptent);
+		if (!page)
+			continue;
+		f = page_folio(page);
+		if (!folio_test_large(f) || !folio_test_anon(f) ||
+		    page != &f->page || *addr + folio_size(f) > end ||
+		    folio_likely_mapped_shared(f))
+			continue;
+		folio = f;
+		folio_get(folio);
+		break;
+	}
+	pte_unmap_unlock(start, ptl);
+	return folio;
+}
+
+/*
+ * Break down the large folios that the PTEs from @addr to @end map: each
+ * with at least its share of the bar zero-filled is split to the next
+ * lower of @orders, and its pieces are examined in turn, so that the dense
+ * ones stay large folios of the highest order that has them whole and only
+ * the sparse ones reach order 0, whose zero-filled subpages are freed.
+ * Returns the folios examined.
+ */
+static unsigned int debloat_break_down(struct mm_walk *walk, pmd_t *pmd,
+				       unsigned long addr, unsigned long end,
+				       unsigned long orders)
+{
+	struct debloat_walk *dw = walk->private;
+	unsigned int examined = 0;
+	struct folio *folio;
+
+	while ((folio = debloat_pte_folio(walk, pmd, &addr, end))) {
+		unsigned int order = folio_order(folio);
+		unsigned int bar = debloat_piece_bar(dw->dom->bar, order);
+		unsigned long size = PAGE_SIZE << order;
+		int to = -1;
+
+		examined++;
+		if (!folio_contain_hwpoisoned_page(folio) &&
+		    hawkeye_memcg_recoverable(folio, dw->dom->memcg) &&
+		    debloat_worth_splitting(folio, bar, &dw->bytes))
+			to = debloat_split(walk, folio, orders);
+		dw->split |= to >= 0;
+		if (!to)
+			debloat_count_freed(walk, pmd, folio, addr, addr + size);
+		folio_put(folio);
+		/* Split to a large order: its pieces are examined next. */
+		if (to <= 0)
+			addr += size;
+		cond_resched();
+	}
+	return examined;
+}
+
+/*
+ * Scanning: examine THPs, split those with enough zero-filled subpages;
+ * with debloat/mthp on, also the mTHPs that PTE tables map.
+ */
 static int debloat_scan_pmd(pmd_t *pmd, unsigned long addr,
 			    unsigned long end, struct mm_walk *walk)
 {
+	unsigned long orders = debloat_split_orders(walk->vma);
 	struct debloat_walk *dw = walk->private;
-	unsigned long bytes = 0;
 	struct folio *folio;
-	bool split = false;
 	spinlock_t *ptl;
+	int to = -1;
 
+	dw->bytes = 0;
+	dw->split = false;
 	ptl = hawkeye_thp_lock(pmd, walk->vma, debloat_pmd_folio, &folio);
-	if (!ptl)
+	if (ptl) {
+		folio_get(folio);
+		spin_unlock(ptl);
+		addr &= HPAGE_PMD_MASK;
+		end = addr + HPAGE_PMD_SIZE;
+		if (!folio_contain_hwpoisoned_page(folio) &&
+		    hawkeye_memcg_recoverable(folio, dw->dom->memcg) &&
+		    debloat_worth_splitting(folio, dw->dom->bar, &dw->bytes))
+			to = debloat_split(walk, folio, orders);
+		dw->split = to >= 0;
+		if (!to)
+			debloat_count_freed(walk, pmd, folio, addr, end);
+		folio_put(folio);
+		count_vm_event(HAWKEYE_DEBLOAT_THP_SCANNED);
+		/* Split to mTHPs: their turn, the caller's reference dropped. */
+		if (to > 0)
+			debloat_break_down(walk, pmd, addr, end, orders);
+	} else if (orders == BIT(0) || pmd_trans_huge(pmdp_get_lockless(pmd)) ||
+		   !debloat_break_down(walk, pmd, addr, end, orders)) {
+		/* No THP, and no mTHP examined. */
 		return 0;
-	folio_get(folio);
-	spin_unlock(ptl);
-
-	addr &= HPAGE_PMD_MASK;
-	if (!folio_contain_hwpoisoned_page(folio) &&
-	    hawkeye_memcg_recoverable(folio, dw->dom->memcg) &&
-	    debloat_worth_splitting(folio, dw->dom->bar, &bytes)) {
-		debloat_split(walk, pmd, addr, folio);
-		split = true;
 	}
-	folio_put(folio);
-	count_vm_event(HAWKEYE_DEBLOAT_THP_SCANNED);
-	count_vm_events(HAWKEYE_DEBLOAT_BYTES_READ, bytes);
+	count_vm_events(HAWKEYE_DEBLOAT_BYTES_READ, dw->bytes);
 
-	dw->next = addr + HPAGE_PMD_SIZE;
+	dw->next = end;
 	if (dw->dom->goal)
 		dw->dom->budget--;
 	/* Batch done: the caller drops mmap_lock and keeps to the rate. */
 	if (!--dw->budget)
 		return 1;
-	/* No more THPs split than the goal needs: low_pct, or the charge. */
-	return split && !debloat_goes_on(dw->dom);
+	/* No more split than the goal needs: low_pct, or the charge. */
+	return dw->split && !debloat_goes_on(dw->dom);
 }
 
 static int debloat_test_walk(unsigned long start, unsigned long end,
@@ -466,13 +613,17 @@ static int debloat_cmp_overhead(const void *a, const void *b)
 	return 0;
 }
 
-/* Drop the processes that have no THP to recover. */
+/*
+ * Drop the processes that have no THP to recover (their mTHPs are not
+ * counted: with debloat/mthp on, none is dropped).
+ */
 static int debloat_drop_idle(struct debloat_mm *mms, int nr)
 {
+	bool mthp = READ_ONCE(hawkeye_debloat.mthp);
 	int i, n = 0;
 
 	for (i = 0; i < nr; i++) {
-		if (mms[i].nr_thp)
+		if (mms[i].nr_thp || mthp)
 			mms[n++] = mms[i];
 		else
 			mmdrop(mms[i].mm);

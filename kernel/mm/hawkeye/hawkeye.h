@@ -156,6 +156,7 @@ struct hawkeye_debloat_params {
 	unsigned int threshold;		/* zero subpages that make a THP worth splitting */
 	unsigned int rate;		/* THPs examined per second, 0: no limit */
 	unsigned int psi_pct;		/* ... start at low_pct under this PSI, 0: never */
+	unsigned int mthp;		/* split to, and split, mTHP sizes */
 };
 
 #define HAWKEYE_DEBLOAT_MAX_RATE	(1U << 20)

@@ -93,6 +93,7 @@ static struct hawkeye_knob debloat_knobs[] = {
 	     .set = hawkeye_debloat_set_threshold),
 	KNOB(rate, &hawkeye_debloat.rate, 0, HAWKEYE_DEBLOAT_MAX_RATE),
 	KNOB(psi_pct, &hawkeye_debloat.psi_pct, 0, 100),
+	KNOB(mthp, &hawkeye_debloat.mthp, 0, 1),
 };
 
 static int promote_set_scan_period_ms(unsigned int ms)

@@ -205,6 +205,17 @@ static void debloat_test_lower_bar(struct kunit *test)
 }
 
 /* hawkeye-pmu: measured processes first, lowest measured overhead first. */
+/* An mTHP's share of the bar: proportional, rounded up, at least 1. */
+static void debloat_test_piece_bar(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, debloat_piece_bar(256, 4), 8U);	/* 64 KB */
+	KUNIT_EXPECT_EQ(test, debloat_piece_bar(256, 2), 2U);	/* 16 KB */
+	KUNIT_EXPECT_EQ(test, debloat_piece_bar(32, 4), 1U);
+	KUNIT_EXPECT_EQ(test, debloat_piece_bar(1, 2), 1U);
+	KUNIT_EXPECT_EQ(test, debloat_piece_bar(100, 4), 4U);	/* 3.125 */
+	KUNIT_EXPECT_EQ(test, debloat_piece_bar(512, HPAGE_PMD_ORDER), 512U);
+}
+
 static void debloat_test_order_measured(struct kunit *test)
 {
 	struct debloat_mm mms[] = {
@@ -230,6 +241,7 @@ static struct kunit_case hawkeye_debloat_cases[] = {
 	KUNIT_CASE(debloat_test_order_coverage),
 	KUNIT_CASE(debloat_test_order_measured),
 	KUNIT_CASE(debloat_test_lower_bar),
+	KUNIT_CASE(debloat_test_piece_bar),
 	{}
 };
 
