@@ -119,8 +119,12 @@ static char *map_bloat(size_t len, unsigned int seed)
 	return p;
 }
 
-/* Subpages of a map_bloat() mapping whose contents are not what was written. */
-static size_t check_bloat(const char *p, size_t len, unsigned int seed)
+/*
+ * Subpages of a mapping whose contents are not what was written: the
+ * pattern of @seed in those that @is_written picks, zero in the others.
+ */
+static size_t check_written(const char *p, size_t len, unsigned int seed,
+			    bool (*is_written)(size_t subpage))
 {
 	static const char zero[PAGE_SZ];
 	size_t bad = 0;
@@ -128,7 +132,7 @@ static size_t check_bloat(const char *p, size_t len, unsigned int seed)
 	for (size_t s = 0; s < len / PAGE_SZ; s++) {
 		const char *sp = p + s * PAGE_SZ;
 
-		if (!written(s)) {
+		if (!is_written(s)) {
 			bad += !!memcmp(sp, zero, PAGE_SZ);
 			continue;
 		}
@@ -139,6 +143,12 @@ static size_t check_bloat(const char *p, size_t len, unsigned int seed)
 			}
 	}
 	return bad;
+}
+
+/* Subpages of a map_bloat() mapping whose contents are not what was written. */
+static size_t check_bloat(const char *p, size_t len, unsigned int seed)
+{
+	return check_written(p, len, seed, written);
 }
 
 /* Wait until the AnonHugePages of the mapping at p are at most (at least) kb. */
@@ -733,8 +743,6 @@ static bool piece_subpage_written(size_t s)
 TEST_F_TIMEOUT(debloat, splits_to_the_largest_dense_size, 180)
 {
 	const size_t len = 8 * MB, pieces = len / PAGE_SZ / MTHP_SUBPAGES;
-	static const char zero[PAGE_SZ];
-
 	for (int mthp = 1; mthp >= 0; mthp--) {
 		long split0 = vmstat("hawkeye_debloat_thp_split");
 		long msplit0 = vmstat("hawkeye_debloat_mthp_split");
@@ -769,19 +777,7 @@ TEST_F_TIMEOUT(debloat, splits_to_the_largest_dense_size, 180)
 					zeros += folio_order_at(piece + s * PAGE_SZ) == -1;
 			}
 		}
-		for (size_t s = 0; s < len / PAGE_SZ; s++) {
-			const char *sp = p + s * PAGE_SZ;
-
-			if (!piece_subpage_written(s)) {
-				bad += !!memcmp(sp, zero, PAGE_SZ);
-				continue;
-			}
-			for (size_t j = 0; j < PAGE_SZ; j++)
-				if (sp[j] != (char)pattern(s * PAGE_SZ + j, 9)) {
-					bad++;
-					break;
-				}
-		}
+		bad = check_written(p, len, 9, piece_subpage_written);
 		TH_LOG("mthp %d: %zu dense 64 KB pieces of %zu kept whole, %zu base pages; "
 		       "%zu zero pages; THPs split +%ld, mTHPs split +%ld, freed +%ld, "
 		       "64 kB nr_anon +%ld; Rss %ld kB",
