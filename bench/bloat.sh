@@ -12,6 +12,9 @@
 # counters; JSON lines to OUTFILE. Configurations (all in this boot):
 #   Linux-4KB  THP never                  Linux-2MB  THP always
 #   HawkEye    THP always, pre-zeroing and bloat recovery on
+#   HawkEye-64KB-split4KB  HawkEye with 64 KB mTHP on too (issue 18):
+#                  recovery splits a THP to base pages (debloat/mthp 0)
+#   HawkEye-64KB   the same, splitting to the largest dense size (mthp 1)
 # khugepaged scans faster than by default (the same for all), so that what
 # it does happens within minutes. A configuration may be repeated as
 # NAME/N (e.g. "Linux-2MB/1 HawkEye/1 Linux-2MB/2 HawkEye/2": interleaved
@@ -57,7 +60,7 @@ mem() { awk -v k="$1:" '$1 == k {print $2}' /proc/meminfo; }
 knobs="$THP/enabled $THP/defrag $KH/pages_to_scan $KH/scan_sleep_millisecs
 	$KH/alloc_sleep_millisecs $KH/max_ptes_none $H/prezero/enabled $H/debloat/enabled
 	$H/promote/policy $H/ingens/util_threshold $H/promote/batch $H/promote/sleep_ms
-	$H/promote/scan_period_ms"
+	$H/promote/scan_period_ms $THP/hugepages-64kB/enabled $H/debloat/mthp"
 declare -A orig
 for f in $knobs; do [ -e "$f" ] && orig[$f]=$(sed 's/.*\[\(.*\)\].*/\1/' "$f"); done
 redis_pid= xs_pids=
@@ -131,6 +134,9 @@ xs_release() {
 }
 
 setup() {
+	for f in $THP/hugepages-64kB/enabled $H/debloat/mthp; do
+		[ -z "${orig[$f]:-}" ] || echo "${orig[$f]}" >"$f"
+	done
 	echo 0 >$H/debloat/enabled
 	echo 0 >$H/prezero/enabled
 	[ -e $H/promote/policy ] && echo linux >$H/promote/policy
@@ -150,6 +156,13 @@ setup() {
 		echo always >$THP/enabled
 		echo 1 >$H/prezero/enabled
 		echo 1 >$H/debloat/enabled ;;
+	HawkEye-64KB-split4KB | HawkEye-64KB)
+		[ -e $H/debloat/mthp ] || { echo "bloat.sh: no debloat/mthp" >&2; exit 1; }
+		echo always >$THP/enabled
+		echo always >$THP/hugepages-64kB/enabled
+		echo 1 >$H/prezero/enabled
+		echo 1 >$H/debloat/enabled
+		[ "$1" = HawkEye-64KB-split4KB ] || echo 1 >$H/debloat/mthp ;;
 	HawkEye-no-prezero)
 		# Bloat recovery alone: what pre-zeroing costs beside Redis.
 		echo always >$THP/enabled

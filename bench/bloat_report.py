@@ -53,7 +53,7 @@ def summarize_config(samples, steps, end):
         last[s["phase"]] = s
 
     def mean_of(phase, key):
-        vals = [key(s) for s in in_phase(samples, phase)]
+        vals = [v for v in map(key, in_phase(samples, phase)) if v is not None and v >= 0]
         return statistics.fmean(vals) if vals else None
 
     def tput(phase):
@@ -72,6 +72,9 @@ def summarize_config(samples, steps, end):
         "peak_memory_kb": max((footprint(s) for s in samples), default=None),
         "huge_no_pressure_kb": mean_of("T1", lambda s: s["anon_huge_kb"]),
         "huge_under_pressure_kb": mean_of("T2", lambda s: s["anon_huge_kb"]),
+        # mTHP memory (below 2 MB) of the whole guest: per-size nr_anon.
+        "mthp_no_pressure_kb": mean_of("T1", lambda s: s.get("mthp_kb")),
+        "mthp_under_pressure_kb": mean_of("T2", lambda s: s.get("mthp_kb")),
         "max_server_swap_kb": max((s["swap_kb"] for s in samples), default=None),
         "max_system_swap_kb": max((s["swap_used_kb"] for s in samples), default=None),
         "throughput_no_pressure": tput("T1"),
@@ -79,6 +82,8 @@ def summarize_config(samples, steps, end):
         "thp_split": final["thp_split"] - first["thp_split"] if samples else None,
         "zero_pages_freed": final["zero_freed"] - first["zero_freed"] if samples else None,
         "collapses": final["collapse"] - first["collapse"] if samples else None,
+        "mthp_split": final["mthp_split"] - first["mthp_split"]
+        if samples and first.get("mthp_split", -1) >= 0 else None,
     }
 
 
@@ -95,6 +100,11 @@ def summarize(data):
                                   [s for s in data["step"] if s["config"] == c],
                                   ends[-1] if ends else None)
     k4, m2, hk = (out.get(c, {}) for c in ("Linux-4KB", "Linux-2MB", "HawkEye"))
+    to4k, tomthp = (out.get(c, {}) for c in ("HawkEye-64KB-split4KB", "HawkEye-64KB"))
+
+    def large_kb(d, phase):
+        h, m = d.get(f"huge_{phase}_kb"), d.get(f"mthp_{phase}_kb")
+        return None if h is None or m is None else h + m
     cmp = {
         "hawkeye_vs_4kb_memory": ratio(hk.get("memory_under_pressure_kb"),
                                        k4.get("memory_under_pressure_kb")),
@@ -104,6 +114,12 @@ def summarize(data):
                                            m2.get("throughput_no_pressure")),
         "linux4kb_vs_2mb_throughput": ratio(k4.get("throughput_no_pressure"),
                                             m2.get("throughput_no_pressure")),
+        # Issue 18, with 64 KB mTHP on: recovery splitting to the largest
+        # dense size against splitting to 4 KB.
+        "split_mthp_vs_4kb_memory": ratio(tomthp.get("memory_under_pressure_kb"),
+                                          to4k.get("memory_under_pressure_kb")),
+        "split_mthp_vs_4kb_large_kept": ratio(large_kb(tomthp, "under_pressure"),
+                                              large_kb(to4k, "under_pressure")),
     }
     goals = {
         "hawkeye_memory_within_10pct_of_4kb":
@@ -229,13 +245,14 @@ def _k(ops):
 def format_text(s):
     out = ["Redis bloat experiment (memory = RSS + swap of the server, GiB)",
            "  config      after P1  no-pressure  pressure  peak   huge(np)  "
-           "tput(np)  tput(pr)  splits  oom"]
+           "tput(np)  tput(pr)  splits  oom  mTHP(pr)"]
     for c, d in s["configs"].items():
         oom = "yes" if (d["oom_kills"] or not d["server_alive"]) else "no"
         out.append(f"  {c:10s} {_gb(d['memory_after_insert_kb'])}    {_gb(d['memory_no_pressure_kb'])}"
                    f"     {_gb(d['memory_under_pressure_kb'])}  {_gb(d['peak_memory_kb'])}"
                    f"  {_gb(d['huge_no_pressure_kb'])}  {_k(d['throughput_no_pressure'])}"
-                   f" {_k(d['throughput_under_pressure'])}  {d['thp_split'] or 0:6d}  {oom}")
+                   f" {_k(d['throughput_under_pressure'])}  {d['thp_split'] or 0:6d}  {oom:3s}"
+                   f"  {_gb(d['mthp_under_pressure_kb'])}")
     for k, v in s["comparisons"].items():
         out.append(f"  {k:28s} {'n/a' if v is None else f'{v:.3f}'}")
     for k, v in s["goals"].items():

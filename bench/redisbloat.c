@@ -23,7 +23,6 @@
  */
 #include "workload.h"
 #include <errno.h>
-#include <stdbool.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -292,11 +291,13 @@ static int watch(int pid, const char *config, const char *phasefile, char **cgs,
 		printf("{\"type\": \"sample\", \"config\": \"%s\", \"t\": %.2f, \"phase\": \"%s\", "
 		       "\"rss_kb\": %ld, \"swap_kb\": %ld, \"anon_huge_kb\": %ld, "
 		       "\"mem_available_kb\": %ld, \"swap_used_kb\": %ld, \"thp_split\": %ld, "
-		       "\"zero_freed\": %ld, \"collapse\": %ld",
+		       "\"zero_freed\": %ld, \"collapse\": %ld, \"mthp_kb\": %ld, "
+		       "\"mthp_split\": %ld",
 		       config, now() - t0, phase, rss, swap, huge,
 		       meminfo_kb("MemAvailable"), meminfo_kb("SwapTotal") - meminfo_kb("SwapFree"),
 		       vmstat("hawkeye_debloat_thp_split"),
-		       vmstat("hawkeye_debloat_zero_pages_freed"), vmstat("thp_collapse_alloc"));
+		       vmstat("hawkeye_debloat_zero_pages_freed"), vmstat("thp_collapse_alloc"),
+		       mthp_stat("nr_anon", true), vmstat("hawkeye_debloat_mthp_split"));
 		if (ncg)
 			watch_cgroups(cgs, ncg);
 		printf("}\n");

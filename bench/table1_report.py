@@ -34,7 +34,7 @@ COMPARISONS = [(BASE, THP), (THP, "HawkEye-2MB"), (BASE, "HawkEye-4KB"), (BASE, 
 def parse_lines(lines):
     """Split JSON lines into (env dict, {label: config dict}, [rep dicts])."""
     env, configs, reps = {}, {}, []
-    thread_cpu = []
+    thread_cpu, warmup = [], []
     for n, obj in json_lines(lines):
         kind = obj.get("type", "rep")
         if kind == "env":
@@ -43,6 +43,8 @@ def parse_lines(lines):
             configs[obj["label"]] = obj
         elif kind == "thread_cpu":
             thread_cpu.append(obj)
+        elif kind == "warmup":
+            warmup.append((obj["label"], obj["seconds"]))
         elif kind == "rep":
             missing = [k for k in ["label", "rep", "mib"] + METRICS if k not in obj]
             if missing:
@@ -52,7 +54,7 @@ def parse_lines(lines):
             raise ReportError(f"line {n}: unknown type {kind!r}")
     if not reps:
         raise ReportError("no repetitions in the input")
-    env = dict(env, thread_cpu=thread_cpu)
+    env = dict(env, thread_cpu=thread_cpu, warmup=warmup)
     return env, configs, reps
 
 
@@ -147,6 +149,8 @@ def build_report(env, configs, reps, summary, rat, kernel=None, flavour=None):
         "cpus": env.get("cpus"),
         "knobs": env.get("knobs"),
         "thread_cpu": env.get("thread_cpu", []),
+        # Seconds of each configuration's untimed warm-up pass.
+        "warmup_s": dict(env.get("warmup", [])),
     }
     return {
         "benchmark": "table1",

@@ -10,7 +10,9 @@
 #define BENCH_WORKLOAD_H
 
 #define _GNU_SOURCE
+#include <glob.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +78,36 @@ static inline long vmstat(const char *key)
 static inline long meminfo_kb(const char *key)
 {
 	return proc_value("/proc/meminfo", key);
+}
+
+/*
+ * Sum of a per-size THP stat (hugepages-<size>kB/stats/NAME) over the mTHP
+ * sizes below 2 MB, each times its size in kB if @kb; -1 if none.
+ */
+static inline long mthp_stat(const char *name, bool kb)
+{
+	char pattern[160];
+	long sum = -1;
+	glob_t g;
+
+	snprintf(pattern, sizeof(pattern),
+		 "/sys/kernel/mm/transparent_hugepage/hugepages-*kB/stats/%s", name);
+	if (glob(pattern, 0, NULL, &g))
+		return -1;
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		long v, size = atol(strchr(g.gl_pathv[i], '-') + 1);
+		FILE *f;
+
+		if (size >= 2048)
+			continue;
+		f = fopen(g.gl_pathv[i], "r");
+		if (f && fscanf(f, "%ld", &v) == 1)
+			sum = (sum < 0 ? 0 : sum) + v * (kb ? size : 1);
+		if (f)
+			fclose(f);
+	}
+	globfree(&g);
+	return sum;
 }
 
 static inline uint64_t rng(uint64_t *s)	/* xorshift64* */

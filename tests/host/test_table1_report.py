@@ -22,6 +22,7 @@ LINES = [
     ' "cpus": 2, "mib": 4, "reps": 2, "thp_enabled_boot": "madvise", "thp_defrag_boot": "madvise"}',
     '{"type": "config", "label": "Linux-4KB", "setup": "thp never", "thp_enabled": "never",'
     ' "thp_defrag": "madvise", "free_kb": 1000}',
+    '{"type": "warmup", "label": "Linux-4KB", "mib": 4, "seconds": 9.5}',
     rep("Linux-4KB", 0, 1024, 3000.0, 3000, 4000.0, 0),
     rep("Linux-4KB", 1, 1024, 5000.0, 5000, 6000.0, 0),
     '',
@@ -42,6 +43,15 @@ def test_parse_splits_line_kinds(parsed):
     assert env["kernel"] == "6.12.117-hawkeye"
     assert list(configs) == ["Linux-4KB", "Linux-2MB"]
     assert [r["label"] for r in reps] == ["Linux-4KB"] * 2 + ["Linux-2MB"] * 2
+    assert env["warmup"] == [("Linux-4KB", 9.5)]
+
+
+def test_warmup_is_reported_apart_from_the_means(parsed):
+    env, configs, reps = parsed
+    summary = report.summarize(reps)
+    out = report.build_report(env, configs, reps, summary, report.ratios(summary))
+    assert out["environment"]["warmup_s"] == {"Linux-4KB": 9.5}
+    assert summary["Linux-4KB"]["faults"]["n"] == 2
 
 
 def test_stats():
