@@ -248,10 +248,38 @@ FIXTURE_SETUP(debloat)
 	ASSERT_KNOBS_PUSH(knobs, setup_knobs);
 }
 
+#define SPLIT_EVENT TRACING "events/hawkeye/hawkeye_debloat_split/enable"
+
 FIXTURE_TEARDOWN(debloat)
 {
 	sysfs_write(DEBLOAT "enabled", "0");	/* no round with half-restored knobs */
 	knobs_pop();
+	write_file(SPLIT_EVENT, "0");
+}
+
+/* hawkeye_debloat_split events in [@p, @p + @len) from order @from to @to. */
+static long split_events(const char *p, size_t len, unsigned int from,
+			 unsigned int to)
+{
+	unsigned int f, t;
+	unsigned long addr;
+	char line[512];
+	const char *at;
+	long nr = 0;
+	FILE *trace = fopen(TRACING "trace", "r");
+
+	if (!trace)
+		return -1;
+	while (fgets(line, sizeof(line), trace)) {
+		at = strstr(line, "hawkeye_debloat_split:");
+		at = at ? strstr(at, "addr=") : NULL;
+		if (at && sscanf(at, "addr=0x%lx order=%u to=%u", &addr, &f, &t) == 3 &&
+		    addr >= (unsigned long)p && addr < (unsigned long)p + len &&
+		    f == from && t == to)
+			nr++;
+	}
+	fclose(trace);
+	return nr;
 }
 
 TEST_F(debloat, bad_input_is_rejected_and_changes_nothing)
@@ -759,6 +787,8 @@ TEST_F_TIMEOUT(debloat, splits_to_the_largest_dense_size, 180)
 		ASSERT_EQ(len >> 10, smaps_kb(p, "AnonHugePages"));
 		ASSERT_EQ(0, sysfs_write(MTHP_ENABLED, "always"));
 		ASSERT_EQ(0, sysfs_write_long(DEBLOAT "mthp", mthp));
+		ASSERT_EQ(0, write_file(TRACING "trace", ""));
+		ASSERT_EQ(0, write_file(SPLIT_EVENT, "1"));
 		ASSERT_EQ(0, start_recovery(0));
 		EXPECT_TRUE(wait_huge_kb(p, 0, 60));
 		/* The pieces of the last THP split are done with: the counter. */
@@ -788,6 +818,9 @@ TEST_F_TIMEOUT(debloat, splits_to_the_largest_dense_size, 180)
 		       sysfs_read_long(THP_SYSFS "hugepages-64kB/stats/nr_anon") - nr_anon0,
 		       smaps_kb(p, "Rss"));
 		EXPECT_EQ(0, bad);
+		/* Every split traced: THPs to 64 KB or 4 KB, sparse pieces to 4 KB. */
+		EXPECT_EQ((long)(len / HPAGE_SZ), split_events(p, len, 9, mthp ? 4 : 0));
+		EXPECT_EQ(mthp ? (long)(pieces * 3 / 4) : 0, split_events(p, len, 4, 0));
 		/* The empty and nearly empty pieces: all but one subpage each. */
 		EXPECT_EQ(pieces * 3 / 4 * MTHP_SUBPAGES - pieces / 4, zeros);
 		if (mthp) {

@@ -34,7 +34,7 @@ static const char *const knobs[] = {
 	KHUGEPAGED "pages_to_scan", THP_SYSFS "enabled",
 	PROMOTE "scan_period_ms", PROMOTE "sample_window_ms", PROMOTE "ema_weight",
 	PROMOTE "batch", PROMOTE "sleep_ms", PROMOTE "pmu_threshold", PROMOTE "pmu_band",
-	PROMOTE "pmu_ttl_ms",
+	PROMOTE "pmu_ttl_ms", THP_SYSFS "hugepages-64kB/enabled",
 };
 
 /* What the fixture sets, in this order. */
@@ -812,7 +812,7 @@ TEST_F_TIMEOUT(promote, proc_pid_hawkeye_is_consistent, 120)
 	static const char *const keys[] = {
 		"policy", "regions", "bucket0", "bucket1", "bucket2", "bucket3",
 		"bucket4", "bucket5", "bucket6", "bucket7", "bucket8", "bucket9",
-		"overhead", "measured_overhead", "samples", "promotions",
+		"overhead", "best_size", "measured_overhead", "samples", "promotions",
 		"promote_failed", "huge", "idle_huge", "ingens_metric",
 		"debloat_splits",
 	};
@@ -844,6 +844,10 @@ TEST_F_TIMEOUT(promote, proc_pid_hawkeye_is_consistent, 120)
 			continue;
 		}
 		if (i == 13) {
+			ASSERT_EQ(0, strncmp(line, "best_size", 9)) TH_LOG("%s", line);
+			continue;
+		}
+		if (i == 14) {
 			ASSERT_EQ(0, strcmp(line, "measured_overhead none\n")) TH_LOG("%s", line);
 			continue;
 		}
@@ -856,9 +860,9 @@ TEST_F_TIMEOUT(promote, proc_pid_hawkeye_is_consistent, 120)
 		sum += v[i];
 	EXPECT_EQ(v[1], sum);
 	EXPECT_EQ(16, v[1]);		/* 32 MB, none huge yet */
-	EXPECT_GE(v[14], 2);
-	EXPECT_EQ(0, v[15]);
-	EXPECT_EQ(0, v[20]);		/* bloat recovery is off */
+	EXPECT_GE(v[15], 2);
+	EXPECT_EQ(0, v[16]);
+	EXPECT_EQ(0, v[21]);		/* bloat recovery is off */
 	/* The swept half is hot, the rest cold: 8 regions high, 8 in bucket 0. */
 	EXPECT_EQ(8, v[2]);
 	EXPECT_GE(v[12], 8 * 256);
@@ -873,6 +877,65 @@ TEST_F_TIMEOUT(promote, proc_pid_hawkeye_is_consistent, 120)
 	ASSERT_NE(NULL, fgets(line, sizeof(line), f));
 	EXPECT_STREQ("policy linux\n", line);
 	fclose(f);
+}
+
+/*
+ * Map four 2 MB regions of promotable base pages and write, until killed,
+ * region 0 whole, in region 1 every other 64 KB piece whole, in region 2
+ * every other page, region 3 not at all.
+ */
+static int touch_shapes(void)
+{
+	char *p = map_promotable(4 * HPAGE_SZ);
+
+	if (!p)
+		return 1;
+	for (unsigned int n = 1;; n++) {
+		for (size_t i = 0; i < HPAGE_SZ; i += PAGE_SZ)
+			p[i] = n;
+		for (size_t i = 0; i < HPAGE_SZ; i += PAGE_SZ)
+			if (i / (64 * 1024) % 2 == 0)
+				p[HPAGE_SZ + i] = n;
+		for (size_t i = 0; i < HPAGE_SZ; i += 2 * PAGE_SZ)
+			p[2 * HPAGE_SZ + i] = n;
+	}
+	return 0;
+}
+
+/*
+ * /proc/<pid>/hawkeye's best_size: from the sampled accessed bits, 2 MB
+ * for the region in full use, 64 KB (enabled) for the one used in whole
+ * 64 KB pieces, 4 KB for the scattered one and the unused one.
+ */
+TEST_F_TIMEOUT(promote, best_size_follows_the_use, 120)
+{
+	char path[64], line[128];
+	double end;
+	pid_t pid;
+	FILE *f;
+
+	/* Sampling only: promotion would take the regions out of the map. */
+	ASSERT_EQ(0, sysfs_write_long(PROMOTE "sleep_ms", 600000));
+	ASSERT_EQ(0, sysfs_write(THP_SYSFS "hugepages-64kB/enabled", "always"));
+	ASSERT_EQ(0, set_thp("madvise"));
+	/* Before the process maps them: khugepaged leaves them alone. */
+	ASSERT_EQ(0, set_policy("hawkeye-g"));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid)
+		_exit(touch_shapes());
+	end = now_s() + 60;
+	while (proc_hawkeye(pid, "samples") < 3 && now_s() < end)
+		sleep_ms(100);
+	snprintf(path, sizeof(path), "/proc/%d/hawkeye", pid);
+	f = fopen(path, "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f) && strncmp(line, "best_size", 9))
+		;
+	fclose(f);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	EXPECT_STREQ("best_size 2048kB:1 64kB:1 4kB:2\n", line);
 }
 
 TEST_HARNESS_MAIN

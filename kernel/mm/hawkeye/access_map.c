@@ -68,6 +68,7 @@ struct hawkeye_region {
 	unsigned long addr;
 	unsigned int ema;		/* access coverage, 0..HPAGE_PMD_NR */
 	unsigned int bucket;
+	unsigned int best_order;	/* hawkeye_best_order() at the last sample */
 	unsigned long pass;		/* the sample pass that saw it last */
 };
 
@@ -137,6 +138,7 @@ static void map_remove(struct hawkeye_mm *hm, struct hawkeye_region *r)
 	list_del(&r->node);
 	xa_erase(&hm->map.regions, r->addr >> PMD_SHIFT);
 	hm->map.nr[r->bucket]--;
+	hm->map.nr_best[r->best_order]--;
 	hm->map.nr_regions--;
 	hm->map.overhead -= r->ema;
 	kfree(r);
@@ -324,7 +326,7 @@ struct map_walk {
 static void map_clear_region(struct vm_area_struct *vma, unsigned long addr,
 			     void *unused)
 {
-	hawkeye_young_ptes(vma, addr);
+	hawkeye_young_ptes(vma, addr, NULL);
 }
 
 /*
@@ -353,13 +355,18 @@ static void map_count_region(struct vm_area_struct *vma, unsigned long addr,
 {
 	struct map_walk *w = arg;
 	struct hawkeye_mm *hm = w->hm;
-	int coverage = hawkeye_young_ptes(vma, addr);
+	DECLARE_BITMAP(young, HPAGE_PMD_NR);
+	int coverage = hawkeye_young_ptes(vma, addr, young);
 	struct hawkeye_region *r;
-	unsigned int ema;
+	unsigned int ema, best;
 	bool fresh;
 
 	if (coverage < 0)
 		return;
+	best = hawkeye_best_order(young, BIT(0) |
+				  thp_vma_allowable_orders(vma, vma->vm_flags,
+							   TVA_ENFORCE_SYSFS,
+							   THP_ORDERS_ALL_ANON));
 	r = xa_load(&hm->map.regions, addr >> PMD_SHIFT);
 	fresh = !r;
 	if (fresh) {
@@ -376,6 +383,10 @@ static void map_count_region(struct vm_area_struct *vma, unsigned long addr,
 	ema = promote_ema(fresh ? 0 : r->ema, coverage, w->weight);
 	mutex_lock(&hm->lock);
 	map_place(hm, r, ema, fresh);
+	if (!fresh)
+		hm->map.nr_best[r->best_order]--;
+	hm->map.nr_best[best]++;
+	r->best_order = best;
 	r->pass = w->pass;
 	mutex_unlock(&hm->lock);
 	count_vm_event(HAWKEYE_PROMOTE_SAMPLED);
@@ -626,11 +637,13 @@ static void map_set_measured(struct hawkeye_mm *hm, int overhead)
 void hawkeye_access_map_show(struct seq_file *m, struct hawkeye_mm *hm)
 {
 	unsigned long nr[HAWKEYE_NR_BUCKETS] = {}, regions = 0, overhead = 0;
+	unsigned long best[HPAGE_PMD_ORDER + 1] = {};
 	int b, measured = -1;
 
 	if (hm && hm->ops->state == &access_map_state) {
 		mutex_lock(&hm->lock);
 		memcpy(nr, hm->map.nr, sizeof(nr));
+		memcpy(best, hm->map.nr_best, sizeof(best));
 		regions = hm->map.nr_regions;
 		overhead = hm->map.overhead;
 		mutex_unlock(&hm->lock);
@@ -640,6 +653,11 @@ void hawkeye_access_map_show(struct seq_file *m, struct hawkeye_mm *hm)
 	for (b = 0; b < HAWKEYE_NR_BUCKETS; b++)
 		seq_printf(m, "bucket%d %lu\n", b, nr[b]);
 	seq_printf(m, "overhead %lu\n", overhead);
+	seq_puts(m, "best_size");
+	for (b = HPAGE_PMD_ORDER; b >= 0; b--)
+		if (best[b])
+			seq_printf(m, " %lukB:%lu", PAGE_SIZE << b >> 10, best[b]);
+	seq_putc(m, '\n');
 	if (measured >= 0)
 		seq_printf(m, "measured_overhead %d.%02d%%\n", measured / 100,
 			   measured % 100);

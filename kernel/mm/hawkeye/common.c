@@ -148,13 +148,15 @@ static bool secondary_young(struct mm_struct *mm, unsigned long start,
  * for every present page.
  *
  * Return: how many were set, or -1 if the range is not mapped by a page
- * table (not populated, or huge).
+ * table (not populated, or huge). @young, if not NULL, gets a bit set for
+ * each of the HPAGE_PMD_NR pages that was (and no other).
  */
-int hawkeye_young_ptes(struct vm_area_struct *vma, unsigned long addr)
+int hawkeye_young_ptes(struct vm_area_struct *vma, unsigned long addr,
+		       unsigned long *young)
 {
 	struct mm_struct *mm = vma->vm_mm;
 	pmd_t *pmd = mm_find_pmd(mm, addr);
-	int i, young = 0;
+	int i, nr = 0;
 	bool secondary;
 	spinlock_t *ptl;
 	pte_t *pte;
@@ -165,6 +167,8 @@ int hawkeye_young_ptes(struct vm_area_struct *vma, unsigned long addr)
 	if (!pte)
 		return -1;
 	secondary = secondary_young(mm, addr, addr + HPAGE_PMD_SIZE);
+	if (young)
+		bitmap_zero(young, HPAGE_PMD_NR);
 	for (i = 0; i < HPAGE_PMD_NR; i++, addr += PAGE_SIZE) {
 		pte_t ptent = ptep_get(pte + i);
 		struct folio *folio;
@@ -172,13 +176,15 @@ int hawkeye_young_ptes(struct vm_area_struct *vma, unsigned long addr)
 		if (!pte_present(ptent) ||
 		    (!ptep_test_and_clear_young(vma, addr, pte + i) && !secondary))
 			continue;
-		young++;
+		nr++;
+		if (young)
+			__set_bit(i, young);
 		folio = vm_normal_folio(vma, addr, ptent);
 		if (folio)
 			hawkeye_keep_access(folio);
 	}
 	pte_unmap_unlock(pte, ptl);
-	return young;
+	return nr;
 }
 
 struct thp_count_walk {

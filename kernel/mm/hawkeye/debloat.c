@@ -69,6 +69,7 @@
 #include <linux/userfaultfd_k.h>
 #include <linux/vmstat.h>
 #include <asm/tlbflush.h>
+#include <trace/events/hawkeye.h>
 
 #include "../internal.h"
 #include "hawkeye.h"
@@ -328,15 +329,16 @@ static unsigned int debloat_zero_ptes(struct mm_struct *mm, pmd_t *pmd,
  * Count the subpages from @addr to @end, of @folio (referenced) just split
  * to order 0, that the split mapped to the zero page: freed.
  */
-static void debloat_count_freed(struct mm_walk *walk, pmd_t *pmd,
-				struct folio *folio, unsigned long addr,
-				unsigned long end)
+static unsigned int debloat_count_freed(struct mm_walk *walk, pmd_t *pmd,
+					struct folio *folio, unsigned long addr,
+					unsigned long end)
 {
 	unsigned int zero = debloat_zero_ptes(walk->mm, pmd, addr, end);
 
 	/* The head page stays charged to the cgroup the folio was. */
 	count_memcg_folio_events(folio, HAWKEYE_DEBLOAT_ZERO_PAGES_FREED, zero);
 	count_vm_events(HAWKEYE_DEBLOAT_ZERO_PAGES_FREED, zero);
+	return zero;
 }
 
 /*
@@ -399,6 +401,74 @@ static unsigned int debloat_piece_bar(unsigned int bar, unsigned int order)
 	return DIV_ROUND_UP(bar << order, HPAGE_PMD_NR);
 }
 
+/**
+ * hawkeye_best_order() - the page size a 2 MB region's use asks for
+ * @used: a bit for each of its HPAGE_PMD_NR pages that is in use (accessed
+ *	  in a sample window)
+ * @orders: the orders allowed, order 0 among them
+ *
+ * Recovery's judgement, with pages not used in place of zero-filled ones:
+ * the highest of @orders at which the pieces that hold used pages would,
+ * as folios of that order, on average stay below their share of the split
+ * threshold in unused pages (debloat_piece_bar()). 2 MB where coverage is
+ * dense, a smaller mTHP size where used pages cluster in dense pieces.
+ *
+ * Return: that order; 0 when no page is used or no large order fits.
+ */
+unsigned int hawkeye_best_order(const unsigned long *used, unsigned long orders)
+{
+	unsigned int threshold = READ_ONCE(hawkeye_debloat.threshold);
+
+	orders &= GENMASK(HPAGE_PMD_ORDER, 1);
+	while (orders) {
+		unsigned int order = __fls(orders), nr = 1U << order;
+		unsigned int i, pieces = 0, unused = 0, w = 0;
+
+		orders &= ~BIT(order);
+		for (i = 0; i < HPAGE_PMD_NR; i++) {
+			w += test_bit(i, used);
+			if ((i + 1) % nr)
+				continue;
+			if (w) {
+				pieces++;
+				unused += nr - w;
+			}
+			w = 0;
+		}
+		if (pieces && unused < pieces * debloat_piece_bar(threshold, order))
+			return order;
+	}
+	return 0;
+}
+
+/*
+ * Examine @folio (referenced), which @pmd maps from @addr: split it to the
+ * highest of @orders below its own if at least @bar of its subpages are
+ * zero-filled, counting what a split to order 0 freed. Returns the order
+ * split to, or -1.
+ */
+static int debloat_examine(struct mm_walk *walk, pmd_t *pmd,
+			   struct folio *folio, unsigned long addr,
+			   unsigned int bar, unsigned long orders)
+{
+	struct debloat_walk *dw = walk->private;
+	unsigned int from = folio_order(folio), freed = 0;
+	int to = -1;
+
+	if (!folio_contain_hwpoisoned_page(folio) &&
+	    hawkeye_memcg_recoverable(folio, dw->dom->memcg) &&
+	    debloat_worth_splitting(folio, bar, &dw->bytes))
+		to = debloat_split(walk, folio, orders);
+	if (to < 0)
+		return to;
+	dw->split = true;
+	if (!to)
+		freed = debloat_count_freed(walk, pmd, folio, addr,
+					    addr + (PAGE_SIZE << from));
+	trace_hawkeye_debloat_split(walk->mm, addr, from, to, freed);
+	return to;
+}
+
 /*
  * The next anonymous large folio that the PTEs at or after *@addr, below
  * @end, map whole, starting with its first page, and that only this
@@ -458,16 +528,10 @@ static unsigned int debloat_break_down(struct mm_walk *walk, pmd_t *pmd,
 		unsigned int order = folio_order(folio);
 		unsigned int bar = debloat_piece_bar(dw->dom->bar, order);
 		unsigned long size = PAGE_SIZE << order;
-		int to = -1;
+		int to;
 
 		examined++;
-		if (!folio_contain_hwpoisoned_page(folio) &&
-		    hawkeye_memcg_recoverable(folio, dw->dom->memcg) &&
-		    debloat_worth_splitting(folio, bar, &dw->bytes))
-			to = debloat_split(walk, folio, orders);
-		dw->split |= to >= 0;
-		if (!to)
-			debloat_count_freed(walk, pmd, folio, addr, addr + size);
+		to = debloat_examine(walk, pmd, folio, addr, bar, orders);
 		folio_put(folio);
 		/* Split to a large order: its pieces are examined next. */
 		if (to <= 0)
@@ -498,13 +562,8 @@ static int debloat_scan_pmd(pmd_t *pmd, unsigned long addr,
 		spin_unlock(ptl);
 		addr &= HPAGE_PMD_MASK;
 		end = addr + HPAGE_PMD_SIZE;
-		if (!folio_contain_hwpoisoned_page(folio) &&
-		    hawkeye_memcg_recoverable(folio, dw->dom->memcg) &&
-		    debloat_worth_splitting(folio, dw->dom->bar, &dw->bytes))
-			to = debloat_split(walk, folio, orders);
-		dw->split = to >= 0;
-		if (!to)
-			debloat_count_freed(walk, pmd, folio, addr, end);
+		to = debloat_examine(walk, pmd, folio, addr, dw->dom->bar,
+				     orders);
 		folio_put(folio);
 		count_vm_event(HAWKEYE_DEBLOAT_THP_SCANNED);
 		/* Split to mTHPs: their turn, the caller's reference dropped. */
@@ -661,17 +720,6 @@ static int debloat_get_mms(struct debloat_domain *dom, struct debloat_mm **out)
 	return *out ? nr : 0;
 }
 
-/* Did @memcg or an ancestor turn recovery off (memory.hawkeye.debloat)? */
-static bool debloat_memcg_off(struct mem_cgroup *memcg)
-{
-#ifdef CONFIG_MEMCG
-	for (; memcg; memcg = parent_mem_cgroup(memcg))
-		if (READ_ONCE(memcg->hawkeye.debloat_off))
-			return true;
-#endif
-	return false;
-}
-
 /*
  * In a cgroup, first the partially mapped THPs of it and its descendants
  * (part of each unmapped: MADV_DONTNEED, munmap): their unmapped subpages
@@ -688,7 +736,7 @@ static bool debloat_split_deferred(struct debloat_domain *dom)
 	     m = mem_cgroup_iter(dom->memcg, m, NULL)) {
 		unsigned long split = 0;
 
-		if (!debloat_memcg_off(m))
+		if (!hawkeye_memcg_debloat_off(m))
 			split = memcg_split_deferred(m, DEBLOAT_DEFERRED);
 		if (split) {
 			count_vm_events(HAWKEYE_DEBLOAT_DEFERRED_SPLIT, split);

@@ -36,7 +36,8 @@ struct vm_fault;
 int hawkeye_grab_user_mms(struct mm_struct ***out, int flag);
 int hawkeye_dedup_mms(struct mm_struct **mms, int nr);
 bool hawkeye_mm_get(struct mm_struct *mm);
-int hawkeye_young_ptes(struct vm_area_struct *vma, unsigned long addr);
+int hawkeye_young_ptes(struct vm_area_struct *vma, unsigned long addr,
+		       unsigned long *young);
 
 /* THPs of a process and how many of them were accessed. */
 struct hawkeye_thp_count {
@@ -168,6 +169,7 @@ int hawkeye_debloat_set_high_pct(unsigned int pct);
 int hawkeye_debloat_set_low_pct(unsigned int pct);
 int hawkeye_debloat_set_threshold(unsigned int nr);
 unsigned int hawkeye_debloat_current_threshold(void);
+unsigned int hawkeye_best_order(const unsigned long *used, unsigned long orders);
 
 /* memcg.c */
 #ifdef CONFIG_MEMCG
@@ -175,6 +177,7 @@ unsigned long hawkeye_memcg_limit(struct mem_cgroup *memcg);
 unsigned long hawkeye_memcg_margin(struct mem_cgroup *memcg);
 unsigned int hawkeye_memcg_psi(struct mem_cgroup *memcg);
 bool hawkeye_memcg_recoverable(struct folio *folio, struct mem_cgroup *domain);
+bool hawkeye_memcg_debloat_off(struct mem_cgroup *memcg);
 int hawkeye_memcg_grab_mms(struct mem_cgroup *memcg, struct mm_struct ***out);
 unsigned int hawkeye_memcg_weight(struct mem_cgroup *memcg);
 bool hawkeye_memcg_huge_full(struct mem_cgroup *memcg, unsigned int nr_pages,
@@ -264,6 +267,8 @@ struct hawkeye_access_map {
 	unsigned long nr[HAWKEYE_NR_BUCKETS];
 	unsigned long nr_regions;
 	unsigned long overhead;		/* sum of the regions' ema */
+	/* Regions by their best page order at the last sample. */
+	unsigned long nr_best[HPAGE_PMD_ORDER + 1];
 	int measured;			/* MMU overhead, 1/100 %; -1: none */
 	unsigned long measured_at;	/* jiffies */
 };

@@ -86,16 +86,30 @@ unsigned int hawkeye_memcg_psi(struct mem_cgroup *memcg)
 bool hawkeye_memcg_recoverable(struct folio *folio, struct mem_cgroup *domain)
 {
 	struct mem_cgroup *memcg;
-	bool ok = true;
+	bool ok;
 
 	rcu_read_lock();
 	memcg = folio_memcg(folio);
 	if (domain && (!memcg || !mem_cgroup_is_descendant(memcg, domain)))
 		ok = false;
-	for (; ok && memcg; memcg = parent_mem_cgroup(memcg))
-		ok = !READ_ONCE(memcg->hawkeye.debloat_off);
+	else
+		ok = !hawkeye_memcg_debloat_off(memcg);
 	rcu_read_unlock();
 	return ok;
+}
+
+/**
+ * hawkeye_memcg_debloat_off() - did a cgroup turn bloat recovery off?
+ * @memcg: the cgroup, referenced or under rcu_read_lock(); NULL: none
+ *
+ * Return: true if @memcg or one of its ancestors has memory.hawkeye.debloat 0.
+ */
+bool hawkeye_memcg_debloat_off(struct mem_cgroup *memcg)
+{
+	for (; memcg; memcg = parent_mem_cgroup(memcg))
+		if (READ_ONCE(memcg->hawkeye.debloat_off))
+			return true;
+	return false;
 }
 
 /* What mem_cgroup_scan_tasks() collects: the mms of a cgroup's processes. */

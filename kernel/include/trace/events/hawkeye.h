@@ -108,6 +108,38 @@ TRACE_EVENT(hawkeye_base_promote,
 		  __entry->fmfi, __entry->metric, __entry->result)
 );
 
+/*
+ * Bloat recovery split a folio of order @from at @addr to order @to (mTHP
+ * pieces, or 0), freeing @freed zero-filled subpages to the zero page.
+ */
+TRACE_EVENT(hawkeye_debloat_split,
+
+	TP_PROTO(struct mm_struct *mm, unsigned long addr, unsigned int from,
+		 unsigned int to, unsigned int freed),
+
+	TP_ARGS(mm, addr, from, to, freed),
+
+	TP_STRUCT__entry(
+		__field(struct mm_struct *, mm)
+		__field(unsigned long, addr)
+		__field(unsigned int, from)
+		__field(unsigned int, to)
+		__field(unsigned int, freed)
+	),
+
+	TP_fast_assign(
+		__entry->mm = mm;
+		__entry->addr = addr;
+		__entry->from = from;
+		__entry->to = to;
+		__entry->freed = freed;
+	),
+
+	TP_printk("mm=%p addr=0x%lx order=%u to=%u freed=%u",
+		  __entry->mm, __entry->addr, __entry->from, __entry->to,
+		  __entry->freed)
+);
+
 #endif /* _TRACE_HAWKEYE_H */
 
 /* This part must be outside protection */

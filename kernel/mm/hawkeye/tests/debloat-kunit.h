@@ -216,6 +216,42 @@ static void debloat_test_piece_bar(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, debloat_piece_bar(512, HPAGE_PMD_ORDER), 512U);
 }
 
+static void debloat_test_best_order(struct kunit *test)
+{
+	unsigned long orders = BIT(HPAGE_PMD_ORDER) | BIT(4) | BIT(0);
+	unsigned int threshold = hawkeye_debloat.threshold;
+	DECLARE_BITMAP(used, HPAGE_PMD_NR);
+	unsigned int i;
+
+	hawkeye_debloat.threshold = HPAGE_PMD_NR / 2;
+	bitmap_zero(used, HPAGE_PMD_NR);
+	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, orders), 0U);
+
+	bitmap_set(used, 0, 300);		/* dense: 212 unused < 256 */
+	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, orders), HPAGE_PMD_ORDER);
+	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, BIT(4) | BIT(0)), 4U);
+
+	/* Every other 64 KB piece whole: 64 KB, not 2 MB (256 unused). */
+	bitmap_zero(used, HPAGE_PMD_NR);
+	for (i = 0; i < HPAGE_PMD_NR; i += 32)
+		bitmap_set(used, i, 16);
+	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, orders), 4U);
+	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, BIT(HPAGE_PMD_ORDER) | BIT(0)), 0U);
+
+	/* Every other page: no large size is dense enough. */
+	bitmap_zero(used, HPAGE_PMD_NR);
+	for (i = 0; i < HPAGE_PMD_NR; i += 2)
+		__set_bit(i, used);
+	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, orders | BIT(2)), 0U);
+
+	/* 9 of 16 pages of every other 64 KB piece: 7 unused < a bar of 8. */
+	bitmap_zero(used, HPAGE_PMD_NR);
+	for (i = 0; i < HPAGE_PMD_NR; i += 32)
+		bitmap_set(used, i, 9);
+	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, orders), 4U);
+	hawkeye_debloat.threshold = threshold;
+}
+
 static void debloat_test_order_measured(struct kunit *test)
 {
 	struct debloat_mm mms[] = {
@@ -242,6 +278,7 @@ static struct kunit_case hawkeye_debloat_cases[] = {
 	KUNIT_CASE(debloat_test_order_measured),
 	KUNIT_CASE(debloat_test_lower_bar),
 	KUNIT_CASE(debloat_test_piece_bar),
+	KUNIT_CASE(debloat_test_best_order),
 	{}
 };
 

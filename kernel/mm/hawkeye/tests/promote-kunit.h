@@ -535,7 +535,7 @@ static int promote_test_young(unsigned long addr)
 	mmap_read_lock(current->mm);
 	vma = vma_lookup(current->mm, addr);
 	if (vma)
-		young = hawkeye_young_ptes(vma, addr);
+		young = hawkeye_young_ptes(vma, addr, NULL);
 	mmap_read_unlock(current->mm);
 	return young;
 }
