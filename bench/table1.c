@@ -26,8 +26,13 @@
  * the kernel's ru_minflt delta. total_us is mmap + first touches + munmap.
  *
  * mTHP (a size below 2 MB enabled in its hugepages-<size>kB/enabled) is
- * counted from the kernel's per-size stats: mthp_fault_alloc, and its
- * faults in prezeroed / sync_zeroed beside those of 4 KB and 2 MB.
+ * counted from the kernel's per-size stats: mthp_fault_alloc.
+ *
+ * prezeroed / sync_zeroed count the faults of the run's page size only
+ * (zeroing_size: "2m" when huge pages were faulted, "mthp" for mTHPs, else
+ * "4k"), so that they add up to the faults of that size: the counters are
+ * system-wide, and the 4 KB faults of the program itself or of anyone else
+ * must not be counted with the 2 MB ones.
  */
 #include "workload.h"
 #include <sys/resource.h>
@@ -47,14 +52,6 @@ static double tv_us(struct timeval tv)
 	return tv.tv_sec * 1e6 + tv.tv_usec;
 }
 
-/* Sum of the named /proc/vmstat counters; -1 if the kernel has none. */
-static long vmstat_sum(const char *a, const char *b)
-{
-	long x = vmstat(a), y = vmstat(b);
-
-	return x < 0 || y < 0 ? -1 : x + y;
-}
-
 /*
  * HawkEye: wait (untimed) until at least len bytes of free memory are
  * pre-zeroed, so that each repetition starts with a refilled pool. Returns
@@ -70,18 +67,24 @@ static double wait_prezeroed(size_t len)
 	return (now_us() - start) / 1e6;
 }
 
-/* The 4 KB and 2 MB vmstat events and the mTHP stat of the same kind. */
-static long zeroing_count(const char *k4, const char *k2m, const char *mthp)
-{
-	long x = vmstat_sum(k4, k2m), y = mthp_stat(mthp, false);
+/* The zeroing counters of each page size: pre-zeroed, then zeroed at fault. */
+enum { Z_4K, Z_2M, Z_MTHP, NR_Z };
+static const char *const zeroing_size[NR_Z] = { "4k", "2m", "mthp" };
 
-	return x < 0 ? -1 : x + (y < 0 ? 0 : y);
+static void zeroing_counts(long pre[NR_Z], long sync[NR_Z])
+{
+	pre[Z_4K] = vmstat("hawkeye_fault_prezeroed_4k");
+	sync[Z_4K] = vmstat("hawkeye_fault_sync_zero_4k");
+	pre[Z_2M] = vmstat("hawkeye_fault_prezeroed_2m");
+	sync[Z_2M] = vmstat("hawkeye_fault_sync_zero_2m");
+	pre[Z_MTHP] = mthp_stat("hawkeye_fault_prezeroed", false);
+	sync[Z_MTHP] = mthp_stat("hawkeye_fault_sync_zero", false);
 }
 
-#define PREZEROED() zeroing_count("hawkeye_fault_prezeroed_4k", \
-	"hawkeye_fault_prezeroed_2m", "hawkeye_fault_prezeroed")
-#define SYNC_ZEROED() zeroing_count("hawkeye_fault_sync_zero_4k", \
-	"hawkeye_fault_sync_zero_2m", "hawkeye_fault_sync_zero")
+static long delta(long a, long b)
+{
+	return a < 0 || b < 0 ? -1 : b - a;
+}
 
 static double timer_overhead_ns(void)
 {
@@ -145,8 +148,11 @@ int main(int argc, char **argv)
 		struct rusage ru0, ru1;
 		double waited = refill ? wait_prezeroed(len) : 0;
 		long thp0 = vmstat("thp_fault_alloc"), mthp0 = mthp_stat("anon_fault_alloc", false);
-		long pre0 = PREZEROED(), sync0 = SYNC_ZEROED();
+		long pre0[NR_Z], sync0[NR_Z], pre1[NR_Z], sync1[NR_Z];
 		double fault_us = 0;
+		int z;
+
+		zeroing_counts(pre0, sync0);
 
 		getrusage(RUSAGE_SELF, &ru0);
 		double start = now_us();
@@ -185,7 +191,7 @@ int main(int argc, char **argv)
 		double total_us = now_us() - start - (base_end - base_start);
 		getrusage(RUSAGE_SELF, &ru1);
 		long thp1 = vmstat("thp_fault_alloc"), mthp1 = mthp_stat("anon_fault_alloc", false);
-		long pre1 = PREZEROED(), sync1 = SYNC_ZEROED();
+		zeroing_counts(pre1, sync1);
 
 		long faults = ru1.ru_minflt - ru0.ru_minflt;
 		long touches = len / PAGE;
@@ -194,16 +200,18 @@ int main(int argc, char **argv)
 
 		if (faults < touches)
 			fault_us -= (touches - faults) * base_us / touches;
+		z = mthp1 - mthp0 > 0 ? Z_MTHP : thp1 - thp0 > 0 ? Z_2M : Z_4K;
 		printf("{\"label\": \"%s\", \"rep\": %d, \"mib\": %lu, \"faults\": %ld, "
 		       "\"fault_time_us\": %.1f, \"avg_fault_us\": %.3f, \"sys_us\": %.0f, "
 		       "\"total_us\": %.1f, \"thp_fault_alloc\": %ld, \"timer_ns\": %.1f, "
-		       "\"prezeroed\": %ld, \"sync_zeroed\": %ld, \"refill_wait_s\": %.2f, "
+		       "\"zeroing_size\": \"%s\", \"prezeroed\": %ld, \"sync_zeroed\": %ld, "
+		       "\"refill_wait_s\": %.2f, "
 		       "\"touch_time_us\": %.1f, \"nofault_touch_ns\": %.1f, "
 		       "\"mthp_fault_alloc\": %ld}\n",
 		       label, rep, mib, faults, fault_us, faults ? fault_us / faults : 0,
 		       tv_us(ru1.ru_stime) - tv_us(ru0.ru_stime), total_us,
 		       thp0 < 0 || thp1 < 0 ? -1 : thp1 - thp0, timer_ns,
-		       pre0 < 0 ? -1 : pre1 - pre0, sync0 < 0 ? -1 : sync1 - sync0, waited,
+		       zeroing_size[z], delta(pre0[z], pre1[z]), delta(sync0[z], sync1[z]), waited,
 		       touch_us, base_us * 1e3 / touches,
 		       mthp0 < 0 || mthp1 < 0 ? -1 : mthp1 - mthp0);
 		fflush(stdout);

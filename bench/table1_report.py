@@ -24,11 +24,31 @@ COLUMNS = [
 ]
 METRICS = [c[0] for c in COLUMNS]
 # Only kernels with HawkEye report these; "-" where a configuration lacks them.
-OPTIONAL = [("prezeroed", "pre-zeroed faults", 1), ("mthp_fault_alloc", "mTHPs", 1)]
+# prezeroed / sync_zeroed: the faults of the run's page size only.
+OPTIONAL = [("prezeroed", "pre-zeroed faults", 1), ("sync_zeroed", "zeroed at fault", 1),
+            ("mthp_fault_alloc", "mTHPs", 1)]
 BASE, THP = "Linux-4KB", "Linux-2MB"
 # (base, other): the ratio lines printed, where both configurations ran.
 COMPARISONS = [(BASE, THP), (THP, "HawkEye-2MB"), (BASE, "HawkEye-4KB"), (BASE, "Ingens-90%"),
                ("Linux-64KB", "HawkEye-64KB"), ("Linux-16KB", "HawkEye-16KB")]
+
+
+# The faults of each zeroing_size that table1 counts zeroing for.
+SIZE_FAULTS = {"2m": "thp_fault_alloc", "mthp": "mthp_fault_alloc", "4k": "faults"}
+
+
+def check_zeroing(n, rep):
+    """A run cannot zero (before or at the fault) more pages of its size than
+    it faulted: the counters are system-wide, table1 counts one size only."""
+    size = rep.get("zeroing_size")
+    if size is None:
+        return
+    if size not in SIZE_FAULTS:
+        raise ReportError(f"line {n}: unknown zeroing_size {size!r}")
+    zeroed = max(rep.get("prezeroed", -1), 0) + max(rep.get("sync_zeroed", -1), 0)
+    faults = rep.get(SIZE_FAULTS[size], -1)
+    if size != "4k" and 0 <= faults < zeroed:
+        raise ReportError(f"line {n}: {zeroed} {size} faults zeroed of {faults} faulted")
 
 
 def parse_lines(lines):
@@ -49,6 +69,7 @@ def parse_lines(lines):
             missing = [k for k in ["label", "rep", "mib"] + METRICS if k not in obj]
             if missing:
                 raise ReportError(f"line {n}: missing {', '.join(missing)}")
+            check_zeroing(n, obj)
             reps.append(obj)
         else:
             raise ReportError(f"line {n}: unknown type {kind!r}")

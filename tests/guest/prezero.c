@@ -235,6 +235,62 @@ TEST_F_TIMEOUT(prezero, mthp_faults_take_prezeroed_memory_and_read_zero, 900)
 	}
 }
 
+/*
+ * The thread serves the sizes in use. Free memory is left in 64 KB holes
+ * (most of it faulted as 64 KB folios, every other one freed): with no
+ * mTHP size enabled the thread zeroes no block below 2 MB; with 64 KB
+ * enabled it zeroes the holes too (hawkeye_prezero_mthp_pages), and 64 KB
+ * faults take pre-zeroed memory and read zero.
+ */
+TEST_F_TIMEOUT(prezero, fragmented_memory_is_zeroed_for_mthp_sizes, 600)
+{
+	const size_t piece = 64 * 1024, len_faults = 16 * MB;
+	long mthp0, mthp, zeroed, pre0, pre;
+	size_t len, i;
+	char *hold, *p;
+
+	ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "0"));
+	ASSERT_EQ(0, write_file(THP_SYSFS "enabled", "never"));
+	ASSERT_EQ(0, write_file(MTHP(64, "enabled"), "always"));
+	len = (meminfo_kb("MemFree") - 256 * 1024) * 1024 / HPAGE_SZ * HPAGE_SZ;
+	ASSERT_LT(256 * MB, len);
+	hold = map_aligned(len);
+	ASSERT_NE(NULL, hold);
+	for (i = 0; i < len; i += PAGE_SZ)
+		hold[i] = 1;
+	for (i = 0; i < len; i += 2 * piece)
+		ASSERT_EQ(0, madvise(hold + i, piece, MADV_DONTNEED));
+	ASSERT_EQ(0, write_file(MTHP(64, "enabled"), "never"));
+
+	/* No mTHP size enabled: blocks of 2 MB and up only. */
+	mthp0 = vmstat("hawkeye_prezero_mthp_pages");
+	ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "1"));
+	sleep(2);
+	wait_two_pools_full(60);
+	EXPECT_EQ(mthp0, vmstat("hawkeye_prezero_mthp_pages"));
+	zeroed = vmstat("nr_free_zeroed");
+
+	/* 64 KB enabled: the holes too (some merged with a freed buddy). */
+	ASSERT_EQ(0, write_file(MTHP(64, "enabled"), "always"));
+	sleep(2);
+	wait_two_pools_full(120);
+	mthp = vmstat("hawkeye_prezero_mthp_pages") - mthp0;
+	TH_LOG("%zu MB in 64 KB holes: %ld MB zeroed in blocks below 2 MB, pool %ld -> %ld MB",
+	       len / 2 / MB, mthp * PAGE_SZ / MB, zeroed * PAGE_SZ / MB,
+	       vmstat("nr_free_zeroed") * PAGE_SZ / MB);
+	EXPECT_LE((long)(len / 4 / PAGE_SZ), mthp);
+	EXPECT_LT(zeroed + mthp / 2, vmstat("nr_free_zeroed"));
+
+	pre0 = sysfs_read_long(MTHP(64, "stats/hawkeye_fault_prezeroed"));
+	p = map_aligned(len_faults);
+	ASSERT_NE(NULL, p);
+	EXPECT_EQ(0, fault_and_check(p, len_faults));
+	pre = sysfs_read_long(MTHP(64, "stats/hawkeye_fault_prezeroed")) - pre0;
+	EXPECT_LE((long)(len_faults / piece * 9 / 10), pre);
+	munmap(p, len_faults);
+	munmap(hold, len);
+}
+
 TEST_F_TIMEOUT(prezero, off_means_no_counter_moves, 600)
 {
 	static const char *const counters[] = {

@@ -34,7 +34,7 @@ static const char *const knobs[] = {
 	KHUGEPAGED "pages_to_scan", THP_SYSFS "enabled",
 	PROMOTE "scan_period_ms", PROMOTE "sample_window_ms", PROMOTE "ema_weight",
 	PROMOTE "batch", PROMOTE "sleep_ms", PROMOTE "pmu_threshold", PROMOTE "pmu_band",
-	PROMOTE "pmu_ttl_ms", THP_SYSFS "hugepages-64kB/enabled",
+	PROMOTE "pmu_ttl_ms", THP_SYSFS "hugepages-64kB/enabled", PROMOTE "best_size",
 };
 
 /* What the fixture sets, in this order. */
@@ -173,6 +173,7 @@ TEST_F(promote, bad_input_is_rejected_and_changes_nothing)
 		{ PROMOTE "pmu_threshold", { "10001", "-1" } },
 		{ PROMOTE "pmu_band", { "10001", "2%" } },
 		{ PROMOTE "pmu_ttl_ms", { "0", "3600001" } },
+		{ PROMOTE "best_size", { "2", "-1", "on" } },
 		{ PROMOTE "measured_overhead", { "1", "1 10001", "1 -2", "x 5", "0 5", "1 5 6" } },
 	};
 	char after[64];
@@ -936,6 +937,48 @@ TEST_F_TIMEOUT(promote, best_size_follows_the_use, 120)
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	EXPECT_STREQ("best_size 2048kB:1 64kB:1 4kB:2\n", line);
+}
+
+/*
+ * promote/best_size: on, hawkeye-g collapses only the region whose use
+ * asks for 2 MB; the regions best at 64 KB or 4 KB are left as they are,
+ * and counted at every sample. Turned off, the used ones are collapsed
+ * too, as hawkeye-g does by default.
+ */
+TEST_F_TIMEOUT(promote, best_size_leaves_smaller_regions_alone, 180)
+{
+	long smaller = vmstat("hawkeye_promote_smaller"), samples;
+	double end = now_s() + 120;
+	pid_t pid;
+
+	ASSERT_EQ(0, sysfs_write(PROMOTE "best_size", "1"));
+	ASSERT_EQ(0, sysfs_write(THP_SYSFS "hugepages-64kB/enabled", "always"));
+	ASSERT_EQ(0, set_thp("madvise"));
+	ASSERT_EQ(0, set_policy("hawkeye-g"));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid)
+		_exit(touch_shapes());
+	while (rollup_kb(pid, "AnonHugePages") < 2048 && now_s() < end)
+		sleep_ms(100);
+	/* Three more samples, and promotion rounds between them. */
+	samples = proc_hawkeye(pid, "samples");
+	while (proc_hawkeye(pid, "samples") < samples + 3 && now_s() < end)
+		sleep_ms(100);
+	EXPECT_EQ(2048, rollup_kb(pid, "AnonHugePages"));
+	/* Regions 1 to 3 at each of those samples at least. */
+	EXPECT_GE(vmstat("hawkeye_promote_smaller") - smaller, 9);
+	TH_LOG("best_size 1: AnonHugePages %ld kB, %ld samples left a region out",
+	       rollup_kb(pid, "AnonHugePages"),
+	       vmstat("hawkeye_promote_smaller") - smaller);
+
+	/* Regions 1 and 2 at least (khugepaged's rules may refuse 3, unused). */
+	ASSERT_EQ(0, sysfs_write(PROMOTE "best_size", "0"));
+	while (rollup_kb(pid, "AnonHugePages") < 3 * 2048 && now_s() < end)
+		sleep_ms(100);
+	EXPECT_LE(3 * 2048, rollup_kb(pid, "AnonHugePages"));
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
 }
 
 TEST_HARNESS_MAIN

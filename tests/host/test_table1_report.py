@@ -54,6 +54,20 @@ def test_warmup_is_reported_apart_from_the_means(parsed):
     assert summary["Linux-4KB"]["faults"]["n"] == 2
 
 
+def test_zeroing_counts_above_the_faults_of_their_size_are_refused():
+    """The counting bug of issue 19: 264 of 256 2 MB faults pre-zeroed."""
+    def line(**kw):
+        r = json.loads(rep("HawkEye-2MB", 0, 256, 1000.0, 900, 1100.0, 256))
+        return json.dumps(dict(r, **kw))
+
+    ok = report.parse_lines([line(zeroing_size="2m", prezeroed=250, sync_zeroed=6)])
+    assert ok[2][0]["prezeroed"] == 250
+    with pytest.raises(report.ReportError, match="264 2m faults zeroed of 256"):
+        report.parse_lines([line(zeroing_size="2m", prezeroed=264, sync_zeroed=0)])
+    with pytest.raises(report.ReportError, match="unknown zeroing_size"):
+        report.parse_lines([line(zeroing_size="1g", prezeroed=1)])
+
+
 def test_stats():
     s = report.stats([1, 2, 3, 6])
     assert s == {"mean": 3.0, "min": 1, "max": 6, "stdev": pytest.approx(2.1602, abs=1e-4), "n": 4}

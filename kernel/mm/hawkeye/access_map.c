@@ -69,6 +69,7 @@ struct hawkeye_region {
 	unsigned int ema;		/* access coverage, 0..HPAGE_PMD_NR */
 	unsigned int bucket;
 	unsigned int best_order;	/* hawkeye_best_order() at the last sample */
+	bool smaller;			/* on the map's smaller list */
 	unsigned long pass;		/* the sample pass that saw it last */
 };
 
@@ -103,33 +104,42 @@ static unsigned int promote_ema(unsigned int old, unsigned int coverage,
 }
 
 /*
- * Give @r, new (@fresh) or in the map, the access coverage @ema: a region
- * that moves up goes to the head of its bucket, one that moves down to
- * the tail, one that stays in its bucket keeps its place. A new region
- * goes to the tail, behind those already there.
+ * Give @r, new (@fresh, its node an empty list) or in the map, the access
+ * coverage @ema and the best order @best: a region that moves up goes to
+ * the head of its bucket, one that moves down to the tail, one that stays
+ * in its bucket keeps its place. A new region, or one back from the
+ * smaller list, goes to the tail, behind those already there. With
+ * promote/best_size on, a region best at a size below 2 MB goes to the
+ * smaller list instead, which promotion does not look at: a collapse
+ * would make it huge where its use asks for less.
  */
 static void map_place(struct hawkeye_mm *hm, struct hawkeye_region *r,
-		      unsigned int ema, bool fresh)
+		      unsigned int ema, unsigned int best, bool fresh)
 {
+	bool smaller = READ_ONCE(hawkeye_promote.best_size) &&
+		       best < HPAGE_PMD_ORDER;
 	unsigned int b = promote_bucket(ema);
 
 	if (fresh) {
-		list_add_tail(&r->node, &hm->map.buckets[b]);
-		hm->map.nr[b]++;
 		hm->map.nr_regions++;
-	} else if (b != r->bucket) {
-		if (b > r->bucket)
-			list_move(&r->node, &hm->map.buckets[b]);
-		else
-			list_move_tail(&r->node, &hm->map.buckets[b]);
+	} else {
 		hm->map.nr[r->bucket]--;
-		hm->map.nr[b]++;
-	}
-	hm->map.overhead += ema;
-	if (!fresh)
+		hm->map.nr_best[r->best_order]--;
 		hm->map.overhead -= r->ema;
+	}
+	if (smaller)
+		list_move_tail(&r->node, &hm->map.smaller);
+	else if (!fresh && !r->smaller && b > r->bucket)
+		list_move(&r->node, &hm->map.buckets[b]);
+	else if (fresh || r->smaller || b < r->bucket)
+		list_move_tail(&r->node, &hm->map.buckets[b]);
+	hm->map.nr[b]++;
+	hm->map.nr_best[best]++;
+	hm->map.overhead += ema;
 	r->ema = ema;
 	r->bucket = b;
+	r->best_order = best;
+	r->smaller = smaller;
 }
 
 /* Take @r out of the map and free it. */
@@ -375,6 +385,7 @@ static void map_count_region(struct vm_area_struct *vma, unsigned long addr,
 		if (!r)
 			return;
 		r->addr = addr;
+		INIT_LIST_HEAD(&r->node);
 		if (xa_insert(&hm->map.regions, addr >> PMD_SHIFT, r, GFP_KERNEL)) {
 			kfree(r);
 			return;
@@ -382,12 +393,10 @@ static void map_count_region(struct vm_area_struct *vma, unsigned long addr,
 	}
 	ema = promote_ema(fresh ? 0 : r->ema, coverage, w->weight);
 	mutex_lock(&hm->lock);
-	map_place(hm, r, ema, fresh);
-	if (!fresh)
-		hm->map.nr_best[r->best_order]--;
-	hm->map.nr_best[best]++;
-	r->best_order = best;
+	map_place(hm, r, ema, best, fresh);
 	r->pass = w->pass;
+	if (r->smaller)
+		count_vm_event(HAWKEYE_PROMOTE_SMALLER);
 	mutex_unlock(&hm->lock);
 	count_vm_event(HAWKEYE_PROMOTE_SAMPLED);
 	trace_hawkeye_sample(w->pid, addr, coverage, ema, r->bucket);
@@ -599,6 +608,7 @@ static void map_mm_init(struct hawkeye_mm *hm)
 
 	hm->map.measured = -1;
 	xa_init(&hm->map.regions);
+	INIT_LIST_HEAD(&hm->map.smaller);
 	for (b = 0; b < HAWKEYE_NR_BUCKETS; b++)
 		INIT_LIST_HEAD(&hm->map.buckets[b]);
 }

@@ -223,6 +223,7 @@ struct hawkeye_promote_params {
 	unsigned int pmu_threshold;	/* hawkeye-pmu: promote above this overhead */
 	unsigned int pmu_band;		/* ... sharing with those this close to the top */
 	unsigned int pmu_ttl_ms;	/* ... a measurement counts this long */
+	unsigned int best_size;		/* leave regions best below 2 MB alone */
 };
 
 /* Measured MMU overheads are in hundredths of a percent: 0..10000. */
@@ -264,7 +265,8 @@ struct hawkeye_access_map {
 	bool armed;			/* accessed bits cleared, window open */
 	struct xarray regions;		/* by addr >> PMD_SHIFT */
 	struct list_head buckets[HAWKEYE_NR_BUCKETS];
-	unsigned long nr[HAWKEYE_NR_BUCKETS];
+	struct list_head smaller;	/* best below 2 MB, promote/best_size on */
+	unsigned long nr[HAWKEYE_NR_BUCKETS];	/* the smaller ones counted too */
 	unsigned long nr_regions;
 	unsigned long overhead;		/* sum of the regions' ema */
 	/* Regions by their best page order at the last sample. */

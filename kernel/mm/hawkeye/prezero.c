@@ -34,7 +34,11 @@
 #include "../page_reporting.h"
 #include "hawkeye.h"
 
-/* Smaller free blocks are left alone: they are reused or merged soon. */
+/*
+ * Smaller free blocks are left alone while a larger one is left: they are
+ * reused or merged soon, and a merge with an unzeroed buddy loses the
+ * zeroing. See prezero_min_order().
+ */
 #define PREZERO_ORDER	HPAGE_PMD_ORDER
 /* Free blocks looked at per list, from its head. */
 #define PREZERO_LOOKUP	8
@@ -115,20 +119,37 @@ static struct page *prezero_find_block(struct list_head *list)
 }
 
 /*
+ * The smallest block worth zeroing: huge page size, or the smallest mTHP
+ * size that anonymous faults may take (hugepages-<size>kB/enabled), so
+ * that memory too fragmented for 2 MB blocks still serves the sizes in
+ * use. Larger blocks go first: they serve every size.
+ */
+static unsigned int prezero_min_order(void)
+{
+	unsigned long orders = READ_ONCE(huge_anon_orders_always) |
+			       READ_ONCE(huge_anon_orders_madvise);
+
+	if (hugepage_global_enabled())
+		orders |= READ_ONCE(huge_anon_orders_inherit);
+	orders &= BIT(PREZERO_ORDER) - 1;
+	return orders ? __ffs(orders) : PREZERO_ORDER;
+}
+
+/*
  * Zero one free block of @zone. Returns the number of pages zeroed, 0 when
  * the zone has no unzeroed block or is short of free memory.
  */
 static unsigned long prezero_one_block(struct zone *zone, bool nt)
 {
+	int order, min_order = prezero_min_order();
 	struct page *page = NULL;
-	int order;
 
 	spin_lock_irq(&zone->lock);
 	/* Leave memory alone while reclaim may need it. */
 	if (!zone_watermark_ok(zone, 0, high_wmark_pages(zone) + MAX_ORDER_NR_PAGES,
 			       zone_idx(zone), 0))
 		goto out_unlock;
-	for (order = MAX_PAGE_ORDER; order >= PREZERO_ORDER; order--) {
+	for (order = MAX_PAGE_ORDER; order >= min_order; order--) {
 		struct list_head *list =
 			&zone->free_area[order].free_list[MIGRATE_MOVABLE];
 
@@ -150,6 +171,8 @@ static unsigned long prezero_one_block(struct zone *zone, bool nt)
 	spin_unlock_irq(&zone->lock);
 
 	count_vm_events(HAWKEYE_PREZERO_PAGES, 1UL << order);
+	if (order < PREZERO_ORDER)
+		count_vm_events(HAWKEYE_PREZERO_MTHP_PAGES, 1UL << order);
 	return 1UL << order;
 
 out_unlock:

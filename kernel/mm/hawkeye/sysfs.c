@@ -123,6 +123,7 @@ static struct hawkeye_knob promote_knobs[] = {
 	KNOB(pmu_threshold, &hawkeye_promote.pmu_threshold, 0, HAWKEYE_PMU_MAX),
 	KNOB(pmu_band, &hawkeye_promote.pmu_band, 0, HAWKEYE_PMU_MAX),
 	KNOB(pmu_ttl_ms, &hawkeye_promote.pmu_ttl_ms, 1, HAWKEYE_PROMOTE_MAX_MS),
+	KNOB(best_size, &hawkeye_promote.best_size, 0, 1),
 };
 
 static struct hawkeye_knob ingens_knobs[] = {
@@ -189,8 +190,8 @@ static ssize_t fmfi_show(struct kobject *kobj, struct kobj_attribute *attr,
 
 static struct kobj_attribute fmfi_attr = __ATTR_RO(fmfi);
 
-/* The most files of a directory (promote's ten), and the NULL after them. */
-#define KNOB_DIR_FILES	11
+/* Room for the files of a directory (promote's eleven) and a NULL. */
+#define KNOB_DIR_FILES	16
 
 /*
  * A directory: its knobs, then its other files (NULL-terminated). @attrs

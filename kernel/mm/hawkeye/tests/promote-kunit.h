@@ -65,8 +65,9 @@ static struct hawkeye_region *promote_test_add(struct kunit *test,
 
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	r->addr = idx << PMD_SHIFT;
+	INIT_LIST_HEAD(&r->node);
 	KUNIT_ASSERT_EQ(test, xa_insert(&hm->map.regions, idx, r, GFP_KERNEL), 0);
-	map_place(hm, r, ema, true);
+	map_place(hm, r, ema, HPAGE_PMD_ORDER, true);
 	return r;
 }
 
@@ -107,21 +108,21 @@ static void promote_test_moves(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, idx[1], 2UL);
 
 	/* Moving up: the head of the new bucket. */
-	map_place(hm, d, 140, false);
+	map_place(hm, d, 140, HPAGE_PMD_ORDER, false);
 	KUNIT_ASSERT_EQ(test, promote_test_bucket_list(hm, 2, idx, 8), 3);
 	KUNIT_EXPECT_EQ(test, idx[0], 4UL);
 	KUNIT_EXPECT_EQ(test, hm->map.nr[0], 0UL);
 	KUNIT_EXPECT_EQ(test, hm->map.nr[2], 3UL);
 
 	/* Moving down: the tail. */
-	map_place(hm, c, 101, false);
+	map_place(hm, c, 101, HPAGE_PMD_ORDER, false);
 	KUNIT_ASSERT_EQ(test, promote_test_bucket_list(hm, 2, idx, 8), 4);
 	KUNIT_EXPECT_EQ(test, idx[3], 3UL);
 	KUNIT_EXPECT_EQ(test, hm->map.nr[5], 0UL);
 
 	/* Same bucket: stays where it is, whatever its EMA did. */
-	map_place(hm, a, 149, false);
-	map_place(hm, b, 100, false);
+	map_place(hm, a, 149, HPAGE_PMD_ORDER, false);
+	map_place(hm, b, 100, HPAGE_PMD_ORDER, false);
 	KUNIT_ASSERT_EQ(test, promote_test_bucket_list(hm, 2, idx, 8), 4);
 	KUNIT_EXPECT_EQ(test, idx[0], 4UL);
 	KUNIT_EXPECT_EQ(test, idx[1], 1UL);
@@ -243,6 +244,56 @@ static void promote_test_order_weights(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hms[0]->map.nr_regions, 2UL);
 	for (i = 0; i < 2; i++)
 		promote_test_free(hms[i]);
+}
+
+/*
+ * promote/best_size: a region whose best size is below 2 MB leaves its
+ * bucket for the smaller list, which a round does not pick from, and is
+ * still counted in its bucket and best size; back at 2 MB (or with the
+ * knob off) it rejoins its bucket at the tail.
+ */
+static void promote_test_smaller(struct kunit *test)
+{
+	unsigned int knob = hawkeye_promote.best_size;
+	struct hawkeye_rr rr = { .bucket = -1 };
+	struct hawkeye_mm *hm = promote_test_mm(test, 1);
+	struct hawkeye_region *a;
+	unsigned long idx[4];
+
+	a = promote_test_add(test, hm, 1, 300);
+	promote_test_add(test, hm, 2, 300);
+	WRITE_ONCE(hawkeye_promote.best_size, 0);
+	map_place(hm, a, 300, 4, false);
+	KUNIT_EXPECT_FALSE(test, a->smaller);
+	KUNIT_EXPECT_EQ(test, promote_test_bucket_list(hm, 6, idx, 4), 2);
+
+	WRITE_ONCE(hawkeye_promote.best_size, 1);
+	map_place(hm, a, 310, 4, false);
+	KUNIT_EXPECT_TRUE(test, a->smaller);
+	KUNIT_ASSERT_EQ(test, promote_test_bucket_list(hm, 6, idx, 4), 1);
+	KUNIT_EXPECT_EQ(test, idx[0], 2UL);
+	KUNIT_EXPECT_EQ(test, hm->map.nr[6], 2UL);
+	KUNIT_EXPECT_EQ(test, hm->map.nr_best[4], 1UL);
+	KUNIT_EXPECT_EQ(test, hm->map.nr_best[HPAGE_PMD_ORDER], 1UL);
+	KUNIT_EXPECT_EQ(test, hm->map.overhead, 610UL);
+
+	/* Dense again: back to its bucket, behind b. */
+	map_place(hm, a, 300, HPAGE_PMD_ORDER, false);
+	KUNIT_EXPECT_FALSE(test, a->smaller);
+	KUNIT_ASSERT_EQ(test, promote_test_bucket_list(hm, 6, idx, 4), 2);
+	KUNIT_EXPECT_EQ(test, idx[0], 2UL);
+	KUNIT_EXPECT_EQ(test, idx[1], 1UL);
+
+	/* Only b is picked while a is best at 64 KB. */
+	map_place(hm, a, 300, 4, false);
+	KUNIT_EXPECT_EQ(test, promote_test_round(test, &hm, 1, &rr, 4, idx), 1);
+	KUNIT_EXPECT_EQ(test, idx[0], 2UL);
+	KUNIT_EXPECT_EQ(test, hm->map.nr_regions, 1UL);
+	map_remove(hm, a);
+	KUNIT_EXPECT_TRUE(test, list_empty(&hm->map.smaller));
+	KUNIT_EXPECT_EQ(test, hm->map.nr_best[4], 0UL);
+	WRITE_ONCE(hawkeye_promote.best_size, knob);
+	promote_test_free(hm);
 }
 
 static const unsigned long promote_test_fig4_order[] = {
@@ -573,6 +624,7 @@ static struct kunit_case promote_test_cases[] = {
 	KUNIT_CASE(promote_test_bucket),
 	KUNIT_CASE(promote_test_ema),
 	KUNIT_CASE(promote_test_moves),
+	KUNIT_CASE(promote_test_smaller),
 	KUNIT_CASE(promote_test_order_paper),
 	KUNIT_CASE(promote_test_order_batches),
 	KUNIT_CASE(promote_test_order_fair),
