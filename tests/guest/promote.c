@@ -904,6 +904,24 @@ static int touch_shapes(void)
 }
 
 /*
+ * A child running touch_shapes() under hawkeye-g, 64 KB mTHP enabled; the
+ * policy is set before the child maps its regions, so that khugepaged
+ * leaves them alone. Returns its pid, or -1.
+ */
+static pid_t start_shapes(void)
+{
+	pid_t pid;
+
+	if (sysfs_write(THP_SYSFS "hugepages-64kB/enabled", "always") ||
+	    set_thp("madvise") || set_policy("hawkeye-g"))
+		return -1;
+	pid = fork();
+	if (!pid)
+		_exit(touch_shapes());
+	return pid;
+}
+
+/*
  * /proc/<pid>/hawkeye's best_size: from the sampled accessed bits, 2 MB
  * for the region in full use, 64 KB (enabled) for the one used in whole
  * 64 KB pieces, 4 KB for the scattered one and the unused one.
@@ -917,14 +935,8 @@ TEST_F_TIMEOUT(promote, best_size_follows_the_use, 120)
 
 	/* Sampling only: promotion would take the regions out of the map. */
 	ASSERT_EQ(0, sysfs_write_long(PROMOTE "sleep_ms", 600000));
-	ASSERT_EQ(0, sysfs_write(THP_SYSFS "hugepages-64kB/enabled", "always"));
-	ASSERT_EQ(0, set_thp("madvise"));
-	/* Before the process maps them: khugepaged leaves them alone. */
-	ASSERT_EQ(0, set_policy("hawkeye-g"));
-	pid = fork();
-	ASSERT_GE(pid, 0);
-	if (!pid)
-		_exit(touch_shapes());
+	pid = start_shapes();
+	ASSERT_GT(pid, 0);
 	end = now_s() + 60;
 	while (proc_hawkeye(pid, "samples") < 3 && now_s() < end)
 		sleep_ms(100);
@@ -952,13 +964,8 @@ TEST_F_TIMEOUT(promote, best_size_leaves_smaller_regions_alone, 180)
 	pid_t pid;
 
 	ASSERT_EQ(0, sysfs_write(PROMOTE "best_size", "1"));
-	ASSERT_EQ(0, sysfs_write(THP_SYSFS "hugepages-64kB/enabled", "always"));
-	ASSERT_EQ(0, set_thp("madvise"));
-	ASSERT_EQ(0, set_policy("hawkeye-g"));
-	pid = fork();
-	ASSERT_GE(pid, 0);
-	if (!pid)
-		_exit(touch_shapes());
+	pid = start_shapes();
+	ASSERT_GT(pid, 0);
 	while (rollup_kb(pid, "AnonHugePages") < 2048 && now_s() < end)
 		sleep_ms(100);
 	/* Three more samples, and promotion rounds between them. */
