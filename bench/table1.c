@@ -200,7 +200,7 @@ int main(int argc, char **argv)
 
 		if (faults < touches)
 			fault_us -= (touches - faults) * base_us / touches;
-		z = mthp1 - mthp0 > 0 ? Z_MTHP : thp1 - thp0 > 0 ? Z_2M : Z_4K;
+		z = delta(mthp0, mthp1) > 0 ? Z_MTHP : delta(thp0, thp1) > 0 ? Z_2M : Z_4K;
 		printf("{\"label\": \"%s\", \"rep\": %d, \"mib\": %lu, \"faults\": %ld, "
 		       "\"fault_time_us\": %.1f, \"avg_fault_us\": %.3f, \"sys_us\": %.0f, "
 		       "\"total_us\": %.1f, \"thp_fault_alloc\": %ld, \"timer_ns\": %.1f, "
@@ -210,10 +210,10 @@ int main(int argc, char **argv)
 		       "\"mthp_fault_alloc\": %ld}\n",
 		       label, rep, mib, faults, fault_us, faults ? fault_us / faults : 0,
 		       tv_us(ru1.ru_stime) - tv_us(ru0.ru_stime), total_us,
-		       thp0 < 0 || thp1 < 0 ? -1 : thp1 - thp0, timer_ns,
+		       delta(thp0, thp1), timer_ns,
 		       zeroing_size[z], delta(pre0[z], pre1[z]), delta(sync0[z], sync1[z]), waited,
 		       touch_us, base_us * 1e3 / touches,
-		       mthp0 < 0 || mthp1 < 0 ? -1 : mthp1 - mthp0);
+		       delta(mthp0, mthp1));
 		fflush(stdout);
 	}
 	return 0;
