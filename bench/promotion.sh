@@ -110,7 +110,7 @@ if [ -n "$host_mode" ]; then
 			echo "promotion.sh: no hawkeye-pmud (libpfm4?): pmu overheads will be synthetic" >&2
 	fi
 	# QUICK needs less than 1 GiB, and a smaller guest fragments faster.
-	vmargs=(--flavour "${FLAVOUR:-release}" --mem "${MEM:-$([ -n "${QUICK:-}" ] && echo 1G || echo 2G)}"
+	vmargs=(--prealloc --flavour "${FLAVOUR:-release}" --mem "${MEM:-$([ -n "${QUICK:-}" ] && echo 1G || echo 2G)}"
 		--timeout 7200)
 	[ -n "$kernel" ] && vmargs+=(--kernel "$kernel")
 	start=$SECONDS

@@ -59,10 +59,11 @@ def load(results_dir):
 
 
 def verdict_counts(claims):
-    """How many claims are reproduced, partly, not reproduced, not run."""
-    counts = {"reproduced": 0, "partly": 0, "not reproduced": 0, "not run": 0}
+    """How many claims are reproduced, partly, not reproduced, within noise
+    (the spread of the runs covers the claim's threshold), not run."""
+    counts = {"reproduced": 0, "partly": 0, "not reproduced": 0, "within noise": 0, "not run": 0}
     for c in claims:
-        for k in ("not reproduced", "not run", "partly", "reproduced"):
+        for k in ("not reproduced", "not run", "partly", "reproduced", "within noise"):
             if c[3].startswith(k):
                 counts[k] += 1
                 break

@@ -4,11 +4,12 @@
  * map N MiB of anonymous memory, write one byte in every 4 KB page in
  * order, unmap; R times. One JSON object per repetition on stdout.
  *
- *   table1 [-m MIB] [-r REPS] [-l LABEL] [-z]
+ *   table1 [-m MIB] [-r REPS] [-n FIRST] [-l LABEL] [-z]
  *
  * No madvise: the system-wide THP mode decides the page size. -z (HawkEye)
  * waits, untimed, before each repetition until the run's size of free
- * memory is pre-zeroed.
+ * memory is pre-zeroed. -n numbers the repetitions from FIRST (bench/table1.sh
+ * runs one at a time, interleaving configurations, and numbers its rounds).
  *
  * One untimed warm-up pass (map, touch, unmap) comes first and is printed
  * as a "warmup" line: in our TCG guests the first pass over memory after a
@@ -119,22 +120,23 @@ static double warm_up(size_t len)
 int main(int argc, char **argv)
 {
 	unsigned long mib = 1024;
-	int reps = 10, rep, opt, refill = 0;
+	int reps = 10, first = 0, rep, opt, refill = 0;
 	const char *label = "unlabelled";
 
-	while ((opt = getopt(argc, argv, "m:r:l:z")) != -1) {
+	while ((opt = getopt(argc, argv, "m:r:n:l:z")) != -1) {
 		switch (opt) {
 		case 'm': mib = strtoul(optarg, NULL, 0); break;
 		case 'r': reps = atoi(optarg); break;
+		case 'n': first = atoi(optarg); break;
 		case 'l': label = optarg; break;
 		case 'z': refill = 1; break;
 		default:
-			fprintf(stderr, "usage: %s [-m MIB] [-r REPS] [-l LABEL] [-z]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-m MIB] [-r REPS] [-n FIRST] [-l LABEL] [-z]\n", argv[0]);
 			return 2;
 		}
 	}
-	if (!mib || reps < 1 || strpbrk(label, "\"\\")) {
-		fprintf(stderr, "table1: bad -m, -r or -l\n");
+	if (!mib || reps < 1 || first < 0 || strpbrk(label, "\"\\")) {
+		fprintf(stderr, "table1: bad -m, -r, -n or -l\n");
 		return 2;
 	}
 	size_t len = mib << 20;
@@ -208,7 +210,7 @@ int main(int argc, char **argv)
 		       "\"refill_wait_s\": %.2f, "
 		       "\"touch_time_us\": %.1f, \"nofault_touch_ns\": %.1f, "
 		       "\"mthp_fault_alloc\": %ld}\n",
-		       label, rep, mib, faults, fault_us, faults ? fault_us / faults : 0,
+		       label, first + rep, mib, faults, fault_us, faults ? fault_us / faults : 0,
 		       tv_us(ru1.ru_stime) - tv_us(ru0.ru_stime), total_us,
 		       delta(thp0, thp1), timer_ns,
 		       zeroing_size[z], delta(pre0[z], pre1[z]), delta(sync0[z], sync1[z]), waited,

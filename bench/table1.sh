@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
-# Runs the Table 1 microbenchmark (bench/table1.c) once per configuration, all
-# in this boot, and writes JSON lines to OUTFILE. Runs INSIDE the guest, as
-# root (it changes system-wide THP settings and restores them at the end).
+# Runs the Table 1 microbenchmark (bench/table1.c) for every configuration,
+# all in this boot, and writes JSON lines to OUTFILE. Runs INSIDE the guest,
+# as root (it changes system-wide THP settings and restores them at the end).
 #
 #   bench/table1.sh [-m MIB] [-r REPS] [-o OUTFILE] [-b BINARY] [-c LABEL]...
 #
 # -c picks configurations by label (default: all of CONFIGS, in order).
+# The configurations are interleaved: REPS rounds, each of which runs every
+# configuration once (A B C A B C ...), so that a slow stretch of the host
+# lands on all of them alike and round i of one configuration can be paired
+# with round i of another (bench/table1_report.py's ratio spreads).
 # OUTFILE is truncated, then gets one "env" line, and for each configuration
-# one "config" line followed by the program's lines (one per repetition).
+# and round one "config" line followed by the program's lines (its warm-up
+# pass and the repetition, with "rep" set to the round).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -93,22 +98,28 @@ printf '{"type": "env", %s, "clocksource": "%s", "mem_total_kb": %s, "cpus": %s,
 	"$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)" "$(nproc)" "$mib" "$reps" \
 	"$orig_enabled" "$orig_defrag" >"$out"
 
+picked=()
 for entry in "${CONFIGS[@]}"; do
-	label=${entry%%:*} setup=${entry#*:}
-	if [ ${#only[@]} -gt 0 ] && [[ " ${only[*]} " != *" $label "* ]]; then
-		continue
+	label=${entry%%:*}
+	if [ ${#only[@]} -eq 0 ] || [[ " ${only[*]} " == *" $label "* ]]; then
+		picked+=("$entry")
 	fi
-	reset
-	eval "$setup"
-	setup_json=${setup# } setup_json=${setup_json//\\/\\\\} setup_json=${setup_json//\"/\\\"}
-	sync
-	echo 3 >/proc/sys/vm/drop_caches
-	echo 1 >/proc/sys/vm/compact_memory
-	printf '{"type": "config", "label": "%s", "setup": "%s", "thp_enabled": "%s", "thp_defrag": "%s", "free_kb": %s}\n' \
-		"$label" "$setup_json" "$(current $THP/enabled)" "$(current $THP/defrag)" \
-		"$(awk '/^MemFree:/ {print $2}' /proc/meminfo)" >>"$out"
-	echo "table1.sh: $label ($mib MiB x $reps)" >&2
-	cpu_watch_start
-	"$bin" -m "$mib" -r "$reps" -l "$label" $refill >>"$out"
-	cpu_watch_stop table1 "$label" >>"$out"
+done
+for ((round = 0; round < reps; round++)); do
+	for entry in "${picked[@]}"; do
+		label=${entry%%:*} setup=${entry#*:}
+		reset
+		eval "$setup"
+		setup_json=${setup# } setup_json=${setup_json//\\/\\\\} setup_json=${setup_json//\"/\\\"}
+		sync
+		echo 3 >/proc/sys/vm/drop_caches
+		echo 1 >/proc/sys/vm/compact_memory
+		printf '{"type": "config", "label": "%s", "setup": "%s", "thp_enabled": "%s", "thp_defrag": "%s", "free_kb": %s}\n' \
+			"$label" "$setup_json" "$(current $THP/enabled)" "$(current $THP/defrag)" \
+			"$(awk '/^MemFree:/ {print $2}' /proc/meminfo)" >>"$out"
+		echo "table1.sh: round $((round + 1))/$reps: $label ($mib MiB)" >&2
+		cpu_watch_start
+		"$bin" -m "$mib" -r 1 -n "$round" -l "$label" $refill >>"$out"
+		cpu_watch_stop table1 "$label" >>"$out"
+	done
 done

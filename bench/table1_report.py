@@ -4,9 +4,11 @@
   bench/table1_report.py [INPUT.jsonl] [-o results/table1.json]
                          [--kernel RELEASE] [--flavour debug|release]
 
-Prints one row per configuration (mean over the repetitions, ± sample
-standard deviation) and the Linux-2MB / Linux-4KB ratios, and writes a JSON
-summary. Standard library only; every function but main() is pure.
+Prints one row per configuration (median over the repetitions, with their
+range) and the ratios of COMPARISONS, and writes a JSON summary. A ratio is
+the median of the per-round ratios (bench/table1.sh interleaves the
+configurations, so round i of one ran next to round i of the other) and its
+spread their range. Standard library only; every function but main() is pure.
 """
 import statistics
 import sys
@@ -80,20 +82,23 @@ def parse_lines(lines):
 
 
 def stats(values):
-    """mean, min, max, sample stdev (0 for one value) and n of VALUES."""
+    """mean, median, min, max, sample stdev (0 for one value), n and the
+    values themselves (in round order) of VALUES."""
     return {
         "mean": statistics.fmean(values),
+        "median": statistics.median(values),
         "min": min(values),
         "max": max(values),
         "stdev": statistics.stdev(values) if len(values) > 1 else 0.0,
         "n": len(values),
+        "values": list(values),
     }
 
 
 def summarize(reps):
     """{label: {metric: stats}} in the order the labels first appear."""
     by_label = {}
-    for r in reps:
+    for r in sorted(reps, key=lambda r: r["rep"]):
         by_label.setdefault(r["label"], []).append(r)
     out = {}
     for label, rs in by_label.items():
@@ -108,14 +113,28 @@ def fmt_ratio(r):
     return "n/a" if r is None else f"x{r:.3g}"
 
 
+def paired_ratio(num, den):
+    """(median, min, max) of the per-round ratios num[i] / den[i] of two
+    metric stats; None if a round has no ratio."""
+    rs = [ratio(a, b) for a, b in zip(num["values"], den["values"])]
+    if not rs or None in rs:
+        return None
+    return statistics.median(rs), min(rs), max(rs)
+
+
+RATIO_METRICS = ("faults", "fault_time_us", "avg_fault_us", "sys_us", "total_us")
+
+
 def ratios(summary, base=BASE, other=THP):
-    """Means of OTHER divided by those of BASE, or None if one is missing."""
+    """OTHER over BASE: the median of the per-round ratios of each metric,
+    and their range under "spread"; None if one configuration is missing."""
     if base not in summary or other not in summary:
         return None
     s, b = summary[other], summary[base]
+    paired = {m: paired_ratio(s[m], b[m]) for m in RATIO_METRICS}
     return {"of": other, "over": base,
-            **{m: ratio(s[m]["mean"], b[m]["mean"])
-               for m in ("faults", "fault_time_us", "avg_fault_us", "sys_us", "total_us")}}
+            **{m: p and p[0] for m, p in paired.items()},
+            "spread": {m: p and [p[1], p[2]] for m, p in paired.items()}}
 
 
 def all_ratios(summary):
@@ -133,26 +152,43 @@ def fmt(value, divisor):
 
 
 def format_table(summary, rats=()):
-    """The text table: a row per configuration, cells 'mean ±stdev'."""
+    """The text table: a row per configuration, cells 'median [min-max]'."""
     cols = COLUMNS + [c for c in OPTIONAL if any(c[0] in st for st in summary.values())]
     head = ["configuration"] + [title for _, title, _ in cols]
-    rows = [[label] + [f"{fmt(st[m]['mean'], d)} ±{fmt(st[m]['stdev'], d)}" if m in st else "-"
+    rows = [[label] + [f"{fmt(st[m]['median'], d)} [{fmt(st[m]['min'], d)}-{fmt(st[m]['max'], d)}]"
+                       if m in st else "-"
                        for m, _, d in cols]
             for label, st in summary.items()]
     widths = [max(len(r[i]) for r in [head] + rows) for i in range(len(head))]
     line = lambda r: "  ".join(c.ljust(w) if i == 0 else c.rjust(w)  # noqa: E731
                                for i, (c, w) in enumerate(zip(r, widths)))
     n = {st["faults"]["n"] for st in summary.values()}
-    out = [f"Table 1 (mean over {'/'.join(map(str, sorted(n)))} repetitions, ± sample stdev)",
+    out = [f"Table 1 (median over {'/'.join(map(str, sorted(n)))} repetitions [min-max])",
            line(head), line(["-" * w for w in widths])] + [line(r) for r in rows]
     for rat in rats or ():
+        def cell(m):
+            spread = rat["spread"][m]
+            return fmt_ratio(rat[m]) + (f" [{fmt_ratio(spread[0])}-{fmt_ratio(spread[1])}]"
+                                        if spread and spread[0] != spread[1] else "")
         out.append(f"{rat['of']} vs {rat['over']}: "
-                   f"total PF time {fmt_ratio(rat['fault_time_us'])}, "
-                   f"avg PF time {fmt_ratio(rat['avg_fault_us'])}, "
-                   f"faults {fmt_ratio(rat['faults'])}, "
-                   f"system time {fmt_ratio(rat['sys_us'])}, "
-                   f"total time {fmt_ratio(rat['total_us'])}")
+                   f"total PF time {cell('fault_time_us')}, "
+                   f"avg PF time {cell('avg_fault_us')}, "
+                   f"faults {cell('faults')}, "
+                   f"system time {cell('sys_us')}, "
+                   f"total time {cell('total_us')}")
     return "\n".join(out)
+
+
+def merge_thread_cpu(entries):
+    """One thread_cpu entry per configuration: the rounds' seconds and
+    thread CPU times added up."""
+    merged = {}
+    for e in entries:
+        m = merged.setdefault(e["config"], dict(e, seconds=0.0, threads={}))
+        m["seconds"] += e["seconds"]
+        for name, t in e["threads"].items():
+            m["threads"][name] = m["threads"].get(name, 0.0) + t
+    return list(merged.values())
 
 
 def build_report(env, configs, reps, summary, rat, kernel=None, flavour=None):
@@ -169,7 +205,7 @@ def build_report(env, configs, reps, summary, rat, kernel=None, flavour=None):
         "mem_total_kb": env.get("mem_total_kb"),
         "cpus": env.get("cpus"),
         "knobs": env.get("knobs"),
-        "thread_cpu": env.get("thread_cpu", []),
+        "thread_cpu": merge_thread_cpu(env.get("thread_cpu", [])),
         # Seconds of each configuration's untimed warm-up pass.
         "warmup_s": dict(env.get("warmup", [])),
     }

@@ -70,6 +70,33 @@ def verdict(ours, paper, tol=0.25):
     return "opposite"
 
 
+def spread_verdict(lo, ours, hi, paper, tol=0.25):
+    """verdict() of a ratio measured over several runs, OURS their median
+    and LO..HI their range: the verdict when the whole range agrees on it,
+    else 'within noise'."""
+    vs = {verdict(v, paper, tol) for v in (lo, ours, hi) if v is not None}
+    return vs.pop() if len(vs) == 1 else ("not run" if not vs else "within noise")
+
+
+def goal_verdict(lo, hi, bar, met="reproduced", missed="not reproduced"):
+    """MET when every run's ratio reaches BAR (LO >= BAR), MISSED when none
+    does (HI < BAR), else 'within noise' (the spread covers the bar)."""
+    if lo is None or hi is None:
+        return "not run"
+    if lo >= bar:
+        return met
+    if hi < bar:
+        return missed
+    return f"within noise ({lo:.3g}-{hi:.3g}x around {bar:g}x)"
+
+
+def fx_spread(r, lo, hi):
+    """A ratio with its range over the runs: '68.9x (41.2-80.1x)'."""
+    if r is None:
+        return "-"
+    return fx(r) if lo is None or lo == hi else f"{fx(r)} ({lo:.3g}-{hi:.3g}x)"
+
+
 def table(header, rows):
     out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     for r in rows:

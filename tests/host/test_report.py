@@ -347,3 +347,37 @@ def test_committed_report_is_what_the_committed_results_render():
     text, _ = report.build_report(report.load(rd), rd)
     with open(os.path.join(rd, "REPORT.md")) as f:
         assert text == f.read()
+
+
+def with_rounds(result, values):
+    """RESULT (a table1.json) with per-round avg_fault_us VALUES {label: [...]}."""
+    out = json.loads(json.dumps(result))
+    for c in out["configs"]:
+        if c["label"] in values:
+            v = values[c["label"]]
+            c["metrics"]["avg_fault_us"].update(values=v, median=sorted(v)[len(v) // 2],
+                                                min=min(v), max=max(v), n=len(v))
+    return out
+
+
+def test_table1_verdicts_follow_the_spread_and_quick_is_compared(tmp_path):
+    """Issue 19: the ratio is the median of the per-round ratios; a goal that
+    the range straddles is 'within noise'; a QUICK run's ratios stand beside
+    the full run's, marked by whether their ranges overlap."""
+    straddles = {"Linux-2MB": [3500.0, 3500.0, 3500.0], "HawkEye-2MB": [50.0, 120.0, 90.0]}
+    (tmp_path / "table1.json").write_text(json.dumps(with_rounds(TABLE1, straddles)))
+    quick = with_rounds(TABLE1, {"Linux-2MB": [3000.0] * 3, "HawkEye-2MB": [30.0, 31.0, 29.0]})
+    quick["environment"]["mib"] = 16
+    (tmp_path / "table1-quick.json").write_text(json.dumps(quick))
+    res = report.load(str(tmp_path))
+    text, claims = report.build_report(res, str(tmp_path))
+    goal = claims_by_prefix(claims)["our goal (issue 19): a pre-zeroed 2 MB fault >= 35x cheaper "
+                                    "than Linux-2MB's (paper 35.8x)"]
+    assert goal[2] == "38.89x (29.2-70x)" and goal[3].startswith("within noise")
+    assert ("| avg fault latency, Linux-2MB / HawkEye-2MB | 35.77x | 38.89x (29.2-70x) | within noise |"
+            in text)
+    assert "| HawkEye-2MB | 32 | 51,500 | 90.0 (50.0-120) |" in text
+    assert "16 MiB x 2 rounds against 64 MiB" in text
+    assert "| avg fault latency, Linux-2MB / HawkEye-2MB | 38.89x (29.2-70x) | 100.00x (96.8-103x) | no |" in text
+    assert "| page faults, Linux-4KB / Linux-2MB | 512.00x | 512.00x | yes |" in text
+    assert report.verdict_counts(claims)["within noise"] == 1

@@ -70,7 +70,8 @@ def test_zeroing_counts_above_the_faults_of_their_size_are_refused():
 
 def test_stats():
     s = report.stats([1, 2, 3, 6])
-    assert s == {"mean": 3.0, "min": 1, "max": 6, "stdev": pytest.approx(2.1602, abs=1e-4), "n": 4}
+    assert s == {"mean": 3.0, "median": 2.5, "min": 1, "max": 6,
+                 "stdev": pytest.approx(2.1602, abs=1e-4), "n": 4, "values": [1, 2, 3, 6]}
     assert report.stats([5])["stdev"] == 0.0
 
 
@@ -86,20 +87,35 @@ def test_summary_means_and_order(parsed):
     assert summary["Linux-2MB"]["thp_fault_alloc"]["mean"] == 2
 
 
-def test_ratios(parsed):
+def test_ratios_pair_the_rounds(parsed):
+    """Round i of one configuration over round i of the other: the median
+    of those ratios, and their range as the spread."""
     rat = report.ratios(report.summarize(parsed[2]))
     assert rat["of"] == "Linux-2MB" and rat["over"] == "Linux-4KB"
-    assert rat["fault_time_us"] == pytest.approx(1000 / 4000)
-    assert rat["avg_fault_us"] == pytest.approx(500 / (4000 / 1024))
+    assert rat["fault_time_us"] == pytest.approx((1000 / 3000 + 1000 / 5000) / 2)
+    assert rat["spread"]["fault_time_us"] == pytest.approx([1000 / 5000, 1000 / 3000])
+    assert rat["avg_fault_us"] == pytest.approx((500 * 1024 / 3000 + 500 * 1024 / 5000) / 2)
     assert rat["faults"] == pytest.approx(2 / 1024)
-    assert rat["total_us"] == pytest.approx(1200 / 5000)
+    assert rat["spread"]["faults"] == pytest.approx([2 / 1024, 2 / 1024])
+    assert rat["total_us"] == pytest.approx((1100 / 4000 + 1300 / 6000) / 2)
+
+
+def test_interleaved_rounds_are_summarised_in_round_order():
+    """bench/table1.sh writes A0 B0 A1 B1: each configuration's values come
+    out in round order, so that the pairs are the rounds run side by side."""
+    lines = [rep("A", 0, 1, 10.0, 1, 10.0, 0), rep("B", 0, 1, 20.0, 1, 20.0, 0),
+             rep("A", 1, 1, 30.0, 1, 30.0, 0), rep("B", 1, 1, 90.0, 1, 90.0, 0)]
+    summary = report.summarize(list(reversed(report.parse_lines(lines)[2])))
+    assert summary["A"]["total_us"]["values"] == [10.0, 30.0]
+    rat = report.ratios(summary, "A", "B")
+    assert rat["spread"]["total_us"] == [2.0, 3.0] and rat["total_us"] == 2.5
 
 
 def test_ratios_missing_config_or_zero_base(parsed):
     summary = report.summarize(parsed[2][:2])
     assert report.ratios(summary) is None
-    zero = {"Linux-4KB": {m: {"mean": 0} for m in report.METRICS},
-            "Linux-2MB": {m: {"mean": 1} for m in report.METRICS}}
+    zero = {"Linux-4KB": {m: report.stats([0, 1]) for m in report.METRICS},
+            "Linux-2MB": {m: report.stats([1, 1]) for m in report.METRICS}}
     assert report.ratios(zero)["faults"] is None
 
 
@@ -107,14 +123,14 @@ def test_table_shape(parsed):
     summary = report.summarize(parsed[2])
     text = report.format_table(summary, [report.ratios(summary)])
     lines = text.splitlines()
-    assert "mean over 2 repetitions" in lines[0]
+    assert "median over 2 repetitions" in lines[0]
     for title in ("#faults", "PF time total (ms)", "avg PF (us)", "system time (ms)",
                   "total time (ms)", "huge pages"):
         assert title in lines[1]
     assert lines[3].startswith("Linux-4KB") and lines[4].startswith("Linux-2MB")
-    assert "1,024" in lines[3] and "4.00" in lines[3]  # faults; 4000 us = 4.00 ms
+    assert "1,024 [1,024-1,024]" in lines[3] and "4.00 [3.00-5.00]" in lines[3]  # ms
     assert lines[5].startswith("Linux-2MB vs Linux-4KB:")
-    assert "total PF time x0.25" in lines[5] and "avg PF time x128" in lines[5]
+    assert "total PF time x0.267 [x0.2-x0.333]" in lines[5] and "avg PF time x137" in lines[5]
     assert len({len(line) for line in lines[1:5]}) == 1  # columns line up
 
 
