@@ -150,8 +150,11 @@ redis2mb() {
 
 # One untimed start first, so that no configuration pays for a cold page cache.
 command -v java >/dev/null && java -Xshare:auto -version >/dev/null 2>&1
-for config in $configs; do
-	for rep in $(seq "$reps"); do
+# Interleaved (A B C ... A B C ...): a slow stretch of the host lands on
+# every configuration alike, and run i of each can be paired with run i of
+# another (prezero_report.py's speedup ranges).
+for rep in $(seq "$reps"); do
+	for config in $configs; do
 		reset
 		dirty "$dirty_mib"
 		# hashinsert reads a slot before it writes it: without this the
@@ -160,7 +163,7 @@ for config in $configs; do
 		echo 0 >$THP/use_zero_page
 		table8_setup "$config"
 		echo "prezero.sh: Table 8: $config run $rep" >&2
-		[ "$rep" = 1 ] && cpu_watch_start
+		cpu_watch_start
 		if command -v java >/dev/null; then
 			refill "$config"
 			WORKLOAD=jvm spinup "$config" java -Xms${heap}m -Xmx${heap}m \
@@ -170,8 +173,8 @@ for config in $configs; do
 		"$bindir/hashinsert" -m "$heap" -l "$config" >>"$out"
 		refill "$config"
 		redis2mb "$config"
+		cpu_watch_stop table8 "$config" >>"$out"
 	done
-	cpu_watch_stop table8 "$config" >>"$out"
 done
 command -v java >/dev/null || echo "prezero.sh: no java in the guest: JVM spin-up skipped" >&2
 command -v redis-server >/dev/null || echo "prezero.sh: no redis-server in the guest: Redis skipped" >&2

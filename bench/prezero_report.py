@@ -7,7 +7,7 @@ import json
 import statistics
 import sys
 
-from report_io import arg_parser
+from report_io import arg_parser, merge_thread_cpu
 
 PAGE_MB = 4096 / 2**20
 
@@ -37,15 +37,21 @@ def summarize(data):
         runs.setdefault("hashinsert", {}).setdefault(r["label"], []).append(r["seconds"])
     spin = {}
     for w, by in runs.items():
-        means = {label: statistics.fmean(v) for label, v in by.items()}
-        base, hk = means.get("Linux-2MB"), means.get("HawkEye-2MB")
+        base, hk = by.get("Linux-2MB"), by.get("HawkEye-2MB")
         if w in higher:
             base, hk = hk, base
+        # prezero.sh interleaves the configurations: run i of each ran in
+        # round i, side by side; the speedup is the median of the rounds'.
+        sps = [b / h for b, h in zip(base or [], hk or []) if b and h]
         spin[w] = {"unit": "requests/s" if w in higher else "s",
-                   "seconds" if w not in higher else "per_s": by, "mean": means,
-                   "speedup": base / hk if base and hk else None}
+                   "seconds" if w not in higher else "per_s": by,
+                   "mean": {label: statistics.fmean(v) for label, v in by.items()},
+                   "median": {label: statistics.median(v) for label, v in by.items()},
+                   "speedup": statistics.median(sps) if sps else None,
+                   "speedup_range": [min(sps), max(sps)] if sps else None}
     return {"env": data["env"][0] if data["env"] else {}, "bandwidth": bw,
-            "rate": rate, "spinup": spin, "thread_cpu": data.get("thread_cpu", [])}
+            "rate": rate, "spinup": spin,
+            "thread_cpu": merge_thread_cpu(data.get("thread_cpu", []))}
 
 
 def format_text(s):
@@ -57,10 +63,12 @@ def format_text(s):
     for r in s["rate"]:
         out.append(f"  knob {r['knob_pages_per_s']:6d}   observed {r['observed_pages_per_s']:8.0f}"
                    f"   ({r['observed_pages_per_s'] / r['knob_pages_per_s']:.2f}x)")
-    out.append("Table 8: fault-bound workloads (mean of runs; speedup = HawkEye-2MB over Linux-2MB)")
+    out.append("Table 8: fault-bound workloads (median of runs; speedup = HawkEye-2MB over Linux-2MB, median of the rounds')")
     for w, d in s["spinup"].items():
-        cells = "   ".join(f"{k} {v:.2f}" for k, v in d["mean"].items())
+        cells = "   ".join(f"{k} {v:.2f}" for k, v in d["median"].items())
         sp = f"x{d['speedup']:.2f}" if d["speedup"] else "n/a"
+        if d["speedup_range"]:
+            sp += " [x{:.2f}-x{:.2f}]".format(*d["speedup_range"])
         out.append(f"  {w:10s} ({d.get('unit', 's')}) {cells}   speedup {sp}")
     return "\n".join(out)
 

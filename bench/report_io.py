@@ -51,3 +51,15 @@ def write_json(path, obj, indent=1):
         json.dump(obj, f, indent=indent, allow_nan=False)
         f.write("\n")
     print(f"wrote {path}", file=sys.stderr)
+
+
+def merge_thread_cpu(entries):
+    """One thread_cpu entry per configuration: the rounds' seconds and
+    thread CPU times added up."""
+    merged = {}
+    for e in entries:
+        m = merged.setdefault(e["config"], dict(e, seconds=0.0, threads={}))
+        m["seconds"] += e["seconds"]
+        for name, t in e["threads"].items():
+            m["threads"][name] = m["threads"].get(name, 0.0) + t
+    return list(merged.values())

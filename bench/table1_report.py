@@ -13,7 +13,7 @@ spread their range. Standard library only; every function but main() is pure.
 import statistics
 import sys
 
-from report_io import ReportError, arg_parser, json_lines, ratio, write_json
+from report_io import ReportError, arg_parser, json_lines, merge_thread_cpu, ratio, write_json
 
 # (key in the rep lines, column title, divisor from the raw unit)
 COLUMNS = [
@@ -177,18 +177,6 @@ def format_table(summary, rats=()):
                    f"system time {cell('sys_us')}, "
                    f"total time {cell('total_us')}")
     return "\n".join(out)
-
-
-def merge_thread_cpu(entries):
-    """One thread_cpu entry per configuration: the rounds' seconds and
-    thread CPU times added up."""
-    merged = {}
-    for e in entries:
-        m = merged.setdefault(e["config"], dict(e, seconds=0.0, threads={}))
-        m["seconds"] += e["seconds"]
-        for name, t in e["threads"].items():
-            m["threads"][name] = m["threads"].get(name, 0.0) + t
-    return list(merged.values())
 
 
 def build_report(env, configs, reps, summary, rat, kernel=None, flavour=None):

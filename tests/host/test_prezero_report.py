@@ -13,6 +13,7 @@ LINES = [
     '{"type": "spinup", "workload": "jvm", "label": "Linux-2MB", "seconds": 6.0}',
     '{"type": "spinup", "workload": "jvm", "label": "Linux-2MB", "seconds": 4.0}',
     '{"type": "spinup", "workload": "jvm", "label": "HawkEye-2MB", "seconds": 2.5}',
+    '{"type": "spinup", "workload": "jvm", "label": "HawkEye-2MB", "seconds": 2.0}',
     '{"type": "hashinsert", "label": "Linux-2MB", "mib": 768, "keys": 1, "seconds": 3.0,'
     ' "faults": 384, "collisions": 0}',
     '{"type": "hashinsert", "label": "HawkEye-2MB", "mib": 768, "keys": 1, "seconds": 1.5,'
@@ -24,15 +25,18 @@ def test_summary_figures():
     s = report.summarize(report.read(LINES))
     assert [b["mb_per_s"] for b in s["bandwidth"]] == [512.0, 256.0]
     assert s["rate"][0]["observed_pages_per_s"] == 2560
-    assert s["spinup"]["jvm"]["mean"] == {"Linux-2MB": 5.0, "HawkEye-2MB": 2.5}
-    assert s["spinup"]["jvm"]["speedup"] == 2.0
+    assert s["spinup"]["jvm"]["median"] == {"Linux-2MB": 5.0, "HawkEye-2MB": 2.25}
+    # Run i of one configuration over run i of the other (the rounds of
+    # prezero.sh's interleaving): 6 / 2.5 and 4 / 2.
+    assert s["spinup"]["jvm"]["speedup"] == 2.2
+    assert s["spinup"]["jvm"]["speedup_range"] == [2.0, 2.4]
     assert s["spinup"]["hashinsert"]["speedup"] == 2.0
     text = report.format_text(s)
-    assert "non-temporal" in text and "speedup x2.00" in text
+    assert "non-temporal" in text and "speedup x2.20 [x2.00-x2.40]" in text
 
 
 def test_missing_config_has_no_speedup():
-    s = report.summarize(report.read(LINES[:6]))
+    s = report.summarize(report.read(LINES[:5]))
     assert s["spinup"]["jvm"]["speedup"] is None
     assert "n/a" in report.format_text(s)
 
