@@ -30,6 +30,8 @@ P=/sys/kernel/mm/hawkeye/prezero
 [ -d $P ] || { echo "prezero.sh: this kernel has no HawkEye pre-zeroing" >&2; exit 1; }
 vm() { awk -v k="$1" '$1 == k {print $2}' /proc/vmstat; }
 now() { date +%s.%N; }
+# Seconds from $1 to $2 as a JSON number (bc would write .97 for 0.97).
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f", b - a }'; }
 orig_thp=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $THP/enabled)
 orig_zero_page=$(cat $THP/use_zero_page)
 orig_rate=$(cat $P/rate)
@@ -74,7 +76,7 @@ if [ -z "$only_table8" ]; then
 			last=$z t1=$(now)
 		done
 		printf '{"type": "bandwidth", "nontemporal": %s, "pages": %s, "seconds": %s}\n' \
-			$nt $((last - z0)) "$(echo "${t1:-$t0} - $t0" | bc)" >>"$out"
+			$nt $((last - z0)) "$(secs "$t0" "${t1:-$t0}")" >>"$out"
 	done
 
 	echo "prezero.sh: rate knob vs observed rate" >&2
@@ -87,7 +89,7 @@ if [ -z "$only_table8" ]; then
 		sleep 5
 		z1=$(vm hawkeye_prezero_pages) t1=$(now)
 		printf '{"type": "rate", "knob": %s, "pages": %s, "seconds": %s}\n' \
-			$rate $((z1 - z0)) "$(echo "$t1 - $t0" | bc)" >>"$out"
+			$rate $((z1 - z0)) "$(secs "$t0" "$t1")" >>"$out"
 	done
 fi
 
@@ -110,7 +112,7 @@ spinup() {	# LABEL CMD...: one timed run, JSON line
 	"$@" >/dev/null 2>&1
 	t1=$(now)
 	printf '{"type": "spinup", "workload": "%s", "label": "%s", "seconds": %s}\n' \
-		"$WORKLOAD" "$label" "$(echo "$t1 - $t0" | bc)" >>"$out"
+		"$WORKLOAD" "$label" "$(secs "$t0" "$t1")" >>"$out"
 }
 
 # Table 8's configurations. Ingens-90% is the HawkEye kernel's ingens
