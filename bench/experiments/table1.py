@@ -1,6 +1,6 @@
 """Table 1: the fault microbenchmark (faults, fault time, zeroing)."""
 
-import statistics
+from table1_report import paired_ratio
 
 from .common import (WHY, fmt, fx, fx_spread, goal_verdict, ratio, recorded, section_or_not_run,
                      spread_verdict, table)
@@ -73,10 +73,9 @@ def measures(t):
         return v if v is None or scale == 1 else v / scale
 
     def pr(a, b, key):
-        va, vb = (cfg.get(x, {}).get(key, {}).get("values") for x in (a, b))
-        rs = [ratio(x, y) for x, y in zip(va or [], vb or [])]
-        if rs and None not in rs:
-            return statistics.median(rs), min(rs), max(rs)
+        sa, sb = (cfg.get(x, {}).get(key, {}) for x in (a, b))
+        if "values" in sa and "values" in sb and (p := paired_ratio(sa, sb)):
+            return p
         return ratio(m(a, key), m(b, key)), None, None
 
     return cfg, m, pr
