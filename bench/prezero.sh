@@ -35,6 +35,7 @@ secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f", b - a }'; }
 orig_thp=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $THP/enabled)
 orig_zero_page=$(cat $THP/use_zero_page)
 orig_rate=$(cat $P/rate)
+orig_paced=$(cat $P/paced 2>/dev/null || true)
 orig_policy=$(current /sys/kernel/mm/hawkeye/promote/policy 2>/dev/null || true)
 orig_util=$(cat /sys/kernel/mm/hawkeye/ingens/util_threshold 2>/dev/null || true)
 reset() {
@@ -42,12 +43,26 @@ reset() {
 	[ -z "$orig_util" ] || echo "$orig_util" >/sys/kernel/mm/hawkeye/ingens/util_threshold
 	echo 0 >$P/enabled
 	echo "$orig_rate" >$P/rate
+	[ -z "$orig_paced" ] || echo "$orig_paced" >$P/paced
 	echo 1 >$P/nontemporal
 	echo 0 >$P/target_mb
 	echo "$orig_thp" >$THP/enabled
 	echo "$orig_zero_page" >$THP/use_zero_page
 }
 trap reset EXIT
+
+# Clock ticks the zeroing threads (hawkeye_zerod*) have run, summed.
+zerod_ticks() {
+	local d comm stat sum=0
+	for d in /proc/[0-9]*; do
+		{ read -r comm <"$d/comm"; } 2>/dev/null || continue
+		case $comm in hawkeye_zerod*) ;; *) continue ;; esac
+		{ read -r stat <"$d/stat"; } 2>/dev/null || continue
+		set -- ${stat##*) }
+		sum=$((sum + ${12} + ${13}))
+	done
+	echo $sum
+}
 
 # Free memory that is not zeroed: allocate and free MIB with base pages.
 dirty() { echo never >$THP/enabled; "$bindir/table1" -m "$1" -r 1 -l dirty >/dev/null; }
@@ -75,14 +90,17 @@ if [ -z "$only_table8" ]; then
 			[ "$z" = "$last" ] && break
 			last=$z t1=$(now)
 		done
-		printf '{"type": "bandwidth", "nontemporal": %s, "pages": %s, "seconds": %s}\n' \
-			$nt $((last - z0)) "$(secs "$t0" "${t1:-$t0}")" >>"$out"
+		# The threads' CPU time: the wall time counts their idle tail too.
+		printf '{"type": "bandwidth", "nontemporal": %s, "pages": %s, "seconds": %s, "cpu_seconds": %s}\n' \
+			$nt $((last - z0)) "$(secs "$t0" "${t1:-$t0}")" \
+			"$(awk -v t="$(zerod_ticks)" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", t / hz }')" >>"$out"
 	done
 
-	echo "prezero.sh: rate knob vs observed rate" >&2
+	echo "prezero.sh: rate knob vs observed rate (the paper's fixed rate: paced 0)" >&2
 	for rate in 2560 10000; do
 		reset
 		dirty "$dirty_mib"
+		echo 0 >$P/paced
 		echo $rate >$P/rate
 		echo 1 >$P/enabled
 		z0=$(vm hawkeye_prezero_pages) t0=$(now)
@@ -125,9 +143,7 @@ table8_setup() {
 	esac
 	case $1 in
 	Ingens-90%) ingens 90 ;;
-	HawkEye-*)
-		echo 0 >$P/rate
-		echo 1 >$P/enabled ;;
+	HawkEye-*) echo 1 >$P/enabled ;;	# at its defaults: paced
 	esac
 }
 # Before each timed run: HawkEye's pool refilled (untimed), as a system

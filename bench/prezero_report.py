@@ -19,8 +19,12 @@ def read(lines):
 
 
 def summarize(data):
+    # Per second of the threads' CPU time where recorded: the wall time
+    # also counts the tail in which they zero late-freed blocks now and then.
     bw = [{"nontemporal": r["nontemporal"], "mb": r["pages"] * PAGE_MB,
-           "mb_per_s": r["pages"] * PAGE_MB / r["seconds"] if r["seconds"] else None}
+           "mb_per_s": r["pages"] * PAGE_MB / r["seconds"] if r["seconds"] else None,
+           "cpu_seconds": r.get("cpu_seconds"),
+           "mb_per_cpu_s": r["pages"] * PAGE_MB / r["cpu_seconds"] if r.get("cpu_seconds") else None}
           for r in data["bandwidth"]]
     rate = [{"knob_pages_per_s": r["knob"], "observed_pages_per_s": r["pages"] / r["seconds"]}
             for r in data["rate"]]
@@ -58,7 +62,8 @@ def format_text(s):
     out = ["Background zeroing bandwidth (rate 0 = no limit)"]
     for b in s["bandwidth"]:
         kind = "non-temporal" if b["nontemporal"] else "normal (clear_page)"
-        out.append(f"  {kind:22s} {b['mb']:7.0f} MB in total, {b['mb_per_s'] or 0:8.0f} MB/s")
+        out.append(f"  {kind:22s} {b['mb']:7.0f} MB in total, {b['mb_per_s'] or 0:8.0f} MB/s, "
+                   f"{b['mb_per_cpu_s'] or 0:8.0f} MB per CPU-second")
     out.append("Rate knob vs observed (4 KB pages per second)")
     for r in s["rate"]:
         out.append(f"  knob {r['knob_pages_per_s']:6d}   observed {r['observed_pages_per_s']:8.0f}"

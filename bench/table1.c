@@ -4,12 +4,15 @@
  * map N MiB of anonymous memory, write one byte in every 4 KB page in
  * order, unmap; R times. One JSON object per repetition on stdout.
  *
- *   table1 [-m MIB] [-r REPS] [-n FIRST] [-l LABEL] [-z]
+ *   table1 [-m MIB] [-r REPS] [-n FIRST] [-l LABEL] [-z] [-i SECS]
  *
  * No madvise: the system-wide THP mode decides the page size. -z (HawkEye)
  * waits, untimed, before each repetition until the run's size of free
  * memory is pre-zeroed. -n numbers the repetitions from FIRST (bench/table1.sh
  * runs one at a time, interleaving configurations, and numbers its rounds).
+ * -i (churn) sleeps SECS before each repetition instead: a program that
+ * frees and re-faults its memory every few seconds, idle in between, gets
+ * only what the zeroing thread refilled in that time.
  *
  * One untimed warm-up pass (map, touch, unmap) comes first and is printed
  * as a "warmup" line: in our TCG guests the first pass over memory after a
@@ -122,21 +125,24 @@ int main(int argc, char **argv)
 	unsigned long mib = 1024;
 	int reps = 10, first = 0, rep, opt, refill = 0;
 	const char *label = "unlabelled";
+	double idle = 0;
 
-	while ((opt = getopt(argc, argv, "m:r:n:l:z")) != -1) {
+	while ((opt = getopt(argc, argv, "m:r:n:l:zi:")) != -1) {
 		switch (opt) {
 		case 'm': mib = strtoul(optarg, NULL, 0); break;
 		case 'r': reps = atoi(optarg); break;
 		case 'n': first = atoi(optarg); break;
 		case 'l': label = optarg; break;
 		case 'z': refill = 1; break;
+		case 'i': idle = atof(optarg); break;
 		default:
-			fprintf(stderr, "usage: %s [-m MIB] [-r REPS] [-n FIRST] [-l LABEL] [-z]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-m MIB] [-r REPS] [-n FIRST] [-l LABEL] [-z] [-i SECS]\n",
+				argv[0]);
 			return 2;
 		}
 	}
-	if (!mib || reps < 1 || first < 0 || strpbrk(label, "\"\\")) {
-		fprintf(stderr, "table1: bad -m, -r, -n or -l\n");
+	if (!mib || reps < 1 || first < 0 || idle < 0 || strpbrk(label, "\"\\")) {
+		fprintf(stderr, "table1: bad -m, -r, -n, -l or -i\n");
 		return 2;
 	}
 	size_t len = mib << 20;
@@ -149,6 +155,9 @@ int main(int argc, char **argv)
 	for (rep = 0; rep < reps; rep++) {
 		struct rusage ru0, ru1;
 		double waited = refill ? wait_prezeroed(len) : 0;
+
+		if (idle > 0)
+			usleep(idle * 1e6);
 		long thp0 = vmstat("thp_fault_alloc"), mthp0 = mthp_stat("anon_fault_alloc", false);
 		long pre0[NR_Z], sync0[NR_Z], pre1[NR_Z], sync1[NR_Z];
 		double fault_us = 0;
@@ -207,13 +216,13 @@ int main(int argc, char **argv)
 		       "\"fault_time_us\": %.1f, \"avg_fault_us\": %.3f, \"sys_us\": %.0f, "
 		       "\"total_us\": %.1f, \"thp_fault_alloc\": %ld, \"timer_ns\": %.1f, "
 		       "\"zeroing_size\": \"%s\", \"prezeroed\": %ld, \"sync_zeroed\": %ld, "
-		       "\"refill_wait_s\": %.2f, "
+		       "\"refill_wait_s\": %.2f, \"idle_s\": %.2f, "
 		       "\"touch_time_us\": %.1f, \"nofault_touch_ns\": %.1f, "
 		       "\"mthp_fault_alloc\": %ld}\n",
 		       label, first + rep, mib, faults, fault_us, faults ? fault_us / faults : 0,
 		       tv_us(ru1.ru_stime) - tv_us(ru0.ru_stime), total_us,
 		       delta(thp0, thp1), timer_ns,
-		       zeroing_size[z], delta(pre0[z], pre1[z]), delta(sync0[z], sync1[z]), waited,
+		       zeroing_size[z], delta(pre0[z], pre1[z]), delta(sync0[z], sync1[z]), waited, idle,
 		       touch_us, base_us * 1e3 / touches,
 		       delta(mthp0, mthp1));
 		fflush(stdout);

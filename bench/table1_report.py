@@ -31,7 +31,8 @@ OPTIONAL = [("prezeroed", "pre-zeroed faults", 1), ("sync_zeroed", "zeroed at fa
             ("mthp_fault_alloc", "mTHPs", 1)]
 BASE, THP = "Linux-4KB", "Linux-2MB"
 # (base, other): the ratio lines printed, where both configurations ran.
-COMPARISONS = [(BASE, THP), (THP, "HawkEye-2MB"), (BASE, "HawkEye-4KB"), (BASE, "Ingens-90%"),
+COMPARISONS = [(BASE, THP), (THP, "HawkEye-2MB"), (THP, "HawkEye-2MB-fixed"),
+               (BASE, "HawkEye-4KB"), (BASE, "Ingens-90%"),
                ("Linux-64KB", "HawkEye-64KB"), ("Linux-16KB", "HawkEye-16KB")]
 
 
@@ -197,6 +198,8 @@ def build_report(env, configs, reps, summary, rat, kernel=None, flavour=None):
         # Seconds of each configuration's untimed warm-up pass.
         "warmup_s": dict(env.get("warmup", [])),
     }
+    if env.get("idle_s"):  # the churn run (table1.sh -i)
+        environment.update(idle_s=env["idle_s"], cycles=env.get("cycles"))
     return {
         "benchmark": "table1",
         "environment": environment,

@@ -136,9 +136,10 @@ def section_prezero(z, t8, rd):
                 "",
             ]
             out += table(
-                ["stores", "MB zeroed", "MB/s"],
+                ["stores", "MB zeroed", "MB/s (wall)", "MB per CPU-second"],
                 [
-                    ["non-temporal" if k else "normal (clear_page)", fmt(b.get("mb")), fmt(b.get("mb_per_s"))]
+                    ["non-temporal" if k else "normal (clear_page)", fmt(b.get("mb")), fmt(b.get("mb_per_s")),
+                     fmt(b.get("mb_per_cpu_s"))]
                     for k, b in sorted(bw.items(), reverse=True)
                 ],
             )

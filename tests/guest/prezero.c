@@ -18,7 +18,7 @@
 
 static const char *const knobs[] = {
 	PREZERO "enabled", PREZERO "rate", PREZERO "target_mb", PREZERO "nontemporal",
-	THP_SYSFS "enabled", MTHP(16, "enabled"), MTHP(64, "enabled"),
+	PREZERO "paced", THP_SYSFS "enabled", MTHP(16, "enabled"), MTHP(64, "enabled"),
 	MTHP(512, "enabled"),
 };
 
@@ -129,12 +129,12 @@ TEST_F(prezero, bad_input_is_rejected_and_changes_nothing)
 {
 	static const char *const bad[] = { "2", "-1", "abc", "1x", "99999999999999999999" };
 
-	for (int k = 0; k < 4; k++) {
+	for (int k = 0; k < 5; k++) {
 		long before = sysfs_read_long(knobs[k]);
 
 		for (size_t b = 0; b < sizeof(bad) / sizeof(bad[0]); b++) {
 			/* rate and target_mb take numbers: "2" is fine for them. */
-			if (!strcmp(bad[b], "2") && k != 0 && k != 3)
+			if (!strcmp(bad[b], "2") && (k == 1 || k == 2))
 				continue;
 			EXPECT_EQ(EINVAL, sysfs_write(knobs[k], bad[b])) {
 				TH_LOG("%s accepted '%s'", knobs[k], bad[b]);
@@ -364,6 +364,8 @@ TEST_F_TIMEOUT(prezero, rate_limit_is_observed, 600)
 	ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "0"));
 	dirty_and_free(512 * MB);
 	ASSERT_EQ(0, sysfs_write(PREZERO "rate", "2560"));
+	/* The paper's fixed rate: paced, idle CPUs would lift it. */
+	ASSERT_EQ(0, sysfs_write(PREZERO "paced", "0"));
 	ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "1"));
 	z0 = vmstat("hawkeye_prezero_pages");
 	t0 = now_s();
@@ -459,6 +461,133 @@ TEST_F_TIMEOUT(prezero, one_thread_per_node_zeroes_its_node, 600)
 	EXPECT_LE(low + (before - low) / 2, node_zeroed(1));
 	EXPECT_LT(0, ticks[1]);
 	EXPECT_LE(ticks[0] * 4, ticks[1]);
+}
+
+/*
+ * Paced zeroing (the default): the rate caps the thread only while another
+ * task is runnable on its CPU. Pages zeroed in @secs with dirty memory
+ * free, and the back-offs counted meanwhile.
+ */
+static long zeroed_in(double secs, long *backoffs, double *took)
+{
+	long z0 = vmstat("hawkeye_prezero_pages"), b0 = vmstat("hawkeye_prezero_backoff");
+	double t0 = now_s();
+
+	sleep_ms(secs * 1000);
+	*took = now_s() - t0;
+	*backoffs = vmstat("hawkeye_prezero_backoff") - b0;
+	return vmstat("hawkeye_prezero_pages") - z0;
+}
+
+/* A busy loop on @cpu at normal priority, until killed. */
+static pid_t spin_on(int cpu)
+{
+	pid_t pid = fork();
+	cpu_set_t set;
+
+	if (pid)
+		return pid;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	for (;;)
+		;
+}
+
+/*
+ * With every CPU busy the paced threads back off: no more than the rate,
+ * a back-off counted after the blocks they zero; with the CPUs idle again
+ * they zero far beyond the rate.
+ */
+TEST_F_TIMEOUT(prezero, paced_zeroing_backs_off_for_runnable_work, 300)
+{
+	const long rate = 2560;	/* pages a second and node: 10 MB/s */
+	int cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	long busy, idle, backoffs, idle_backoffs, ticks0 = 0, ticks = 0;
+	pid_t spinner[64], zerod[8];
+	double secs, idle_secs;
+	int n = nodes();
+
+	ASSERT_GE(64, cpus);
+	ASSERT_GE(8, n);
+	ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "0"));
+	dirty_and_free(768 * MB);
+	ASSERT_EQ(0, sysfs_write(PREZERO "rate", "2560"));
+	ASSERT_EQ(0, sysfs_write(PREZERO "paced", "1"));
+	for (int c = 0; c < cpus; c++) {
+		spinner[c] = spin_on(c);
+		ASSERT_LT(0, spinner[c]);
+	}
+	ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "1"));
+	for (int nid = 0; nid < n; nid++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "hawkeye_zerod%d", nid);
+		zerod[nid] = kthread_pid(name);
+		ticks0 += thread_ticks(zerod[nid]);
+	}
+	busy = zeroed_in(4, &backoffs, &secs);
+	for (int nid = 0; nid < n; nid++)
+		ticks += thread_ticks(zerod[nid]);
+	for (int c = 0; c < cpus; c++) {
+		kill(spinner[c], SIGKILL);
+		waitpid(spinner[c], NULL, 0);
+	}
+	idle = zeroed_in(2, &idle_backoffs, &idle_secs);
+	TH_LOG("CPUs busy: %ld pages in %.2f s (rate %ld a node), %ld back-offs, zeroing threads %ld ticks of %.0f; idle: %ld pages in %.2f s, %ld back-offs",
+	       busy, secs, rate, backoffs, ticks - ticks0, secs * sysconf(_SC_CLK_TCK),
+	       idle, idle_secs, idle_backoffs);
+	/* Each node's: one 4 MB block may go before the first back-off. */
+	EXPECT_LE(busy, n * ((long)(rate * secs) + 1024));
+	/* A block is at most 4 MB: a back-off after each but the last. */
+	EXPECT_LE(busy / 1024 - n, backoffs);
+	EXPECT_GE(idle, n * 4 * (long)(rate * idle_secs));
+}
+
+/*
+ * Paced, a fault that has to zero wakes its node's thread when that one
+ * sleeps with nothing to zero (here: its pool at target_mb); unpaced, it
+ * waits for the thread's next look.
+ */
+TEST_F_TIMEOUT(prezero, paced_fault_wakes_the_idle_thread, 300)
+{
+	const size_t len = 128 * MB;
+	long woken[2];
+	cpu_set_t cpu0;
+
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpu0), &cpu0));
+	ASSERT_EQ(0, write_file(THP_SYSFS "enabled", "never"));
+	ASSERT_EQ(0, sysfs_write(PREZERO "target_mb", "32"));
+	for (int paced = 0; paced < 2; paced++) {
+		long w0, pre0, pre, pool;
+		char *p;
+
+		/* Empty CPU 0's node's pool: most of free memory, taken and freed. */
+		ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "0"));
+		dirty_and_free((size_t)meminfo_kb("MemFree") * 1024 / 10 * 7);
+		ASSERT_EQ(0, sysfs_write(PREZERO "paced", paced ? "1" : "0"));
+		ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "1"));
+		for (int i = 0; i < 600 && node_zeroed(0) < 32 * (long)(MB / PAGE_SZ); i++)
+			sleep_ms(100);
+		sleep(2);	/* the thread is asleep, its pool at the target */
+		pool = node_zeroed(0);
+		ASSERT_GT((long)(len / PAGE_SZ), pool) TH_LOG("node 0's pool: %ld pages", pool);
+		w0 = vmstat("hawkeye_prezero_woken");
+		pre0 = vmstat("hawkeye_fault_prezeroed_4k");
+		p = map_aligned(len);
+		ASSERT_NE(NULL, p);
+		EXPECT_EQ(0, fault_and_check(p, len));
+		pre = vmstat("hawkeye_fault_prezeroed_4k") - pre0;
+		woken[paced] = vmstat("hawkeye_prezero_woken") - w0;
+		munmap(p, len);
+		TH_LOG("paced %d: pool %ld pages, %ld of %zu faults pre-zeroed, thread woken %ld times",
+		       paced, pool, pre, len / PAGE_SZ, woken[paced]);
+		EXPECT_LT(0, pre);
+	}
+	EXPECT_EQ(0, woken[0]);
+	EXPECT_LT(0, woken[1]);
 }
 
 TEST_HARNESS_MAIN

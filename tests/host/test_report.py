@@ -47,6 +47,33 @@ TABLE1 = {
     ],
 }
 
+def rounds(*values):
+    """Metric stats with per-round VALUES (bench/table1.sh's interleaved rounds)."""
+    v = sorted(values)
+    return {"mean": sum(v) / len(v), "median": v[len(v) // 2], "min": v[0], "max": v[-1],
+            "stdev": 0.0, "n": len(v), "values": list(values)}
+
+
+CHURN = {
+    "benchmark": "table1",
+    "environment": {
+        "kernel": "6.12.117-hawkeye", "flavour": "release", "mib": 512, "idle_s": 2, "cycles": 3,
+        "thread_cpu": [{"config": "HawkEye-2MB", "seconds": 20.0, "threads": {"hawkeye_zerod": 3.0}},
+                       {"config": "HawkEye-2MB-fixed", "seconds": 20.0,
+                        "threads": {"hawkeye_zerod": 1.0}}],
+    },
+    "configs": [
+        {"label": "Linux-2MB", "metrics": {"avg_fault_us": rounds(4000.0, 3600.0, 4400.0),
+                                           "thp_fault_alloc": rounds(256, 256, 256)}},
+        {"label": "HawkEye-2MB", "metrics": {"avg_fault_us": rounds(100.0, 90.0, 110.0),
+                                             "thp_fault_alloc": rounds(256, 256, 256),
+                                             "prezeroed": rounds(256, 256, 255)}},
+        {"label": "HawkEye-2MB-fixed", "metrics": {"avg_fault_us": rounds(600.0, 600.0, 800.0),
+                                                   "thp_fault_alloc": rounds(256, 256, 256),
+                                                   "prezeroed": rounds(220, 220, 200)}},
+    ],
+}
+
 BLOAT = {
     "env": {
         "kernel": "6.12.117-hawkeye",
@@ -218,6 +245,7 @@ BLOAT_MTHP = {
 def write_all(d):
     for name, data in (
         ("table1.json", TABLE1),
+        ("churn.json", CHURN),
         ("bloat.json", BLOAT),
         ("containers.json", CONTAINERS),
         ("promotion.json", PROMOTION),
@@ -248,9 +276,10 @@ def test_nothing_run(tmp_path):
         "Table 9",
         "HawkEye's own overhead",
         "Redis bloat with 64 KB mTHP",
+        "Churn:",
     ):
         assert f"## {title}" in text
-    assert text.count("**not run**") == 10
+    assert text.count("**not run**") == 11
     assert "Verdicts:" in text and "not run" in text
     assert "16.2" in text and "465" in text  # the paper's numbers are still shown
 
@@ -272,6 +301,10 @@ def test_full_report(tmp_path):
     cl = claims_by_prefix(claims)
     assert cl["Promotions between containers follow memory.hawkeye.weight (1:3)"][2:] == ("2:6", "reproduced (goal met)")
     assert cl[next(c for c in cl if c.startswith("HawkEye inside a container"))][3].startswith("partly")
+    # Churn (issue 19): per-round ratios to Linux-2MB, the zeroing thread's CPU share, the goal
+    assert "| HawkEye-2MB | 100 (90.0-110) | 256 | 256 | 15.0 | 40.00x |" in text
+    assert "| HawkEye-2MB-fixed | 600 (600-800) | 256 | 220 | 5.0 | 6.00x (5.5-6.67x) |" in text
+    assert c18[next(c for c in c18 if "under churn" in c)][2:] == ("40.00x", "reproduced (goal met)")
     # Table 1: ours beside the paper's, ratios and verdicts
     assert "| Linux-4KB | 16,384 | 26,200,000 |" in text
     assert "| page faults, Linux-4KB / Linux-2MB | 508.74x | 512.00x | matches |" in text
