@@ -140,6 +140,7 @@ struct hawkeye_prezero_params {
 	unsigned int rate;		/* 4 KB pages per second per node, 0: no limit */
 	unsigned int target_mb;		/* zeroed free memory per node, 0: all of it */
 	unsigned int nontemporal;	/* non-temporal stores where the CPU has them */
+	unsigned int paced;		/* rate only while the CPU has other work */
 };
 
 #define HAWKEYE_PREZERO_MAX_RATE	(1U << 24)
@@ -148,6 +149,7 @@ extern struct hawkeye_prezero_params hawkeye_prezero;
 
 int hawkeye_prezero_set_enabled(bool on);
 int hawkeye_prezero_set_rate(unsigned int rate);
+int hawkeye_prezero_set_paced(unsigned int paced);
 int hawkeye_prezero_set_target_mb(unsigned int mb);
 
 /* Bloat recovery knobs; the thread reads them with READ_ONCE(). */

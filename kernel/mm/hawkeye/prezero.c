@@ -7,9 +7,9 @@
  * them back at the tail of their free list marked PageZeroed(). The blocks
  * stay free memory: any allocation may take them, and the allocator hands
  * them first to __GFP_ZERO allocations (anonymous faults, THP faults with
- * pre-zeroing on), which then skip zeroing. The thread is rate limited,
- * runs at the lowest priority and leaves zones alone while they are short
- * of free memory.
+ * pre-zeroing on), which then skip zeroing. The thread runs at the lowest
+ * priority, holds to a rate (while its CPU has other work, when paced) and
+ * leaves zones alone while they are short of free memory.
  *
  * See Documentation/admin-guide/mm/hawkeye.rst.
  */
@@ -26,9 +26,12 @@
 #include <linux/mutex.h>
 #include <linux/nodemask.h>
 #include <linux/sched.h>
+#include <linux/sched/stat.h>
 #include <linux/suspend.h>
 #include <linux/syscore_ops.h>
 #include <linux/vmstat.h>
+#include <linux/wait.h>
+#include <uapi/linux/sched/types.h>
 
 #include "../internal.h"
 #include "../page_reporting.h"
@@ -49,10 +52,18 @@ struct hawkeye_prezero_params hawkeye_prezero = {
 	.rate = 10000,		/* the paper's: at most ~10k pages a second */
 	.target_mb = 0,
 	.nontemporal = 1,
+	.paced = 1,
 };
 
 static DEFINE_MUTEX(prezero_mutex);
 static struct task_struct *prezero_threads[MAX_NUMNODES];
+
+/*
+ * The nodes whose thread sleeps with nothing to zero; a fault that had to
+ * zero clears its node's bit and wakes the thread (paced only).
+ */
+static DECLARE_BITMAP(prezero_idle, MAX_NUMNODES);
+static DECLARE_WAIT_QUEUE_HEAD(prezero_wait);
 
 /* Non-temporal stores do not pull the page into the cache. */
 static void clear_page_nt(void *addr)
@@ -212,14 +223,38 @@ static unsigned long prezero_node(pg_data_t *pgdat)
 	return 0;
 }
 
+/*
+ * Paced, the thread is SCHED_IDLE, so that any runnable task preempts it;
+ * otherwise it runs at nice 19, as in the paper.
+ */
+static void prezero_set_policy(bool paced)
+{
+	struct sched_attr attr = {
+		.sched_policy = paced ? SCHED_IDLE : SCHED_NORMAL,
+		.sched_nice = MAX_NICE,
+	};
+
+	WARN_ON_ONCE(sched_setattr_nocheck(current, &attr));
+}
+
+/* Nothing to zero: sleep a second, or until a fault had to zero. */
+static void prezero_idle_wait(int nid)
+{
+	set_bit(nid, prezero_idle);
+	wait_event_freezable_timeout(prezero_wait, kthread_should_stop() ||
+				     !test_bit(nid, prezero_idle), HZ);
+	clear_bit(nid, prezero_idle);
+}
+
 static int prezero_thread(void *data)
 {
 	unsigned int rate = READ_ONCE(hawkeye_prezero.rate);
+	bool paced = READ_ONCE(hawkeye_prezero.paced);
 	pg_data_t *pgdat = data;
 	ktime_t next = ktime_get();
 
 	set_freezable();
-	set_user_nice(current, MAX_NICE);
+	prezero_set_policy(paced);
 
 	while (!kthread_should_stop()) {
 		unsigned long done = prezero_node(pgdat);
@@ -230,11 +265,26 @@ static int prezero_thread(void *data)
 			rate = READ_ONCE(hawkeye_prezero.rate);
 			next = ktime_get();
 		}
+		if (paced != READ_ONCE(hawkeye_prezero.paced)) {
+			paced = !paced;
+			prezero_set_policy(paced);
+		}
 		if (!done) {
-			/* Nothing to zero: look again in a second. */
-			schedule_timeout_interruptible(HZ);
+			prezero_idle_wait(pgdat->node_id);
 			next = ktime_get();
 			continue;
+		}
+		/*
+		 * Paced, the rate is a cap for when the CPU has other work:
+		 * alone on it, the thread only uses idle time.
+		 */
+		if (paced) {
+			if (single_task_running()) {
+				next = ktime_get();
+				cond_resched();
+				continue;
+			}
+			count_vm_event(HAWKEYE_PREZERO_BACKOFF);
 		}
 		hawkeye_throttle(&next, done, rate);
 	}
@@ -310,6 +360,21 @@ out:
 	return ret;
 }
 
+/* Set a knob the threads read as they go, and wake them to read it now. */
+static int prezero_set_and_wake(unsigned int *knob, unsigned int val)
+{
+	int nid;
+
+	mutex_lock(&prezero_mutex);
+	WRITE_ONCE(*knob, val);
+	/* At rate 1 a thread may be asleep for 512 s: it recomputes. */
+	for_each_node(nid)
+		if (prezero_threads[nid])
+			wake_up_process(prezero_threads[nid]);
+	mutex_unlock(&prezero_mutex);
+	return 0;
+}
+
 /**
  * hawkeye_prezero_set_rate - set the zeroing threads' rate
  * @rate: pages per second and node, 0 for no limit; sysfs checked its bounds
@@ -320,16 +385,21 @@ out:
  */
 int hawkeye_prezero_set_rate(unsigned int rate)
 {
-	int nid;
+	return prezero_set_and_wake(&hawkeye_prezero.rate, rate);
+}
 
-	mutex_lock(&prezero_mutex);
-	WRITE_ONCE(hawkeye_prezero.rate, rate);
-	/* At rate 1 a thread may be asleep for 512 s: it recomputes. */
-	for_each_node(nid)
-		if (prezero_threads[nid])
-			wake_up_process(prezero_threads[nid]);
-	mutex_unlock(&prezero_mutex);
-	return 0;
+/**
+ * hawkeye_prezero_set_paced - pace the zeroing threads to demand, or not
+ * @paced: 1: SCHED_IDLE, the rate only while a task is runnable beside the
+ *	   thread, and woken by faults that had to zero; 0: the fixed rate
+ *
+ * Wakes the threads, which switch at once.
+ *
+ * Return: 0.
+ */
+int hawkeye_prezero_set_paced(unsigned int paced)
+{
+	return prezero_set_and_wake(&hawkeye_prezero.paced, paced);
 }
 
 /**
@@ -386,13 +456,25 @@ void hawkeye_check_zeroed(struct page *page, unsigned int order)
  *
  * The hawkeye_fault_{prezeroed,sync_zero}_{4k,2m} events, and per size
  * (mTHP and 2 MB) the hawkeye_fault_{prezeroed,sync_zero} files in
- * /sys/kernel/mm/transparent_hugepage/hugepages-<size>kB/stats/.
+ * /sys/kernel/mm/transparent_hugepage/hugepages-<size>kB/stats/. Paced,
+ * one that was not pre-zeroed wakes its node's thread if that one sleeps
+ * with nothing to zero (hawkeye_prezero_woken).
  */
 void __hawkeye_count_zeroing(unsigned int order, gfp_t gfp, bool prezeroed)
 {
 	/* User memory is movable; page tables and the like are not counted. */
 	if (!(gfp & __GFP_MOVABLE))
 		return;
+	/* The pool of this node ran dry: refill it now, not in a second. */
+	if (!prezeroed && READ_ONCE(hawkeye_prezero.paced)) {
+		int nid = numa_node_id();
+
+		if (test_bit(nid, prezero_idle) &&
+		    test_and_clear_bit(nid, prezero_idle)) {
+			count_vm_event(HAWKEYE_PREZERO_WOKEN);
+			wake_up(&prezero_wait);
+		}
+	}
 	if (order == 0)
 		count_vm_event(prezeroed ? HAWKEYE_FAULT_PREZEROED_4K :
 			       HAWKEYE_FAULT_SYNC_ZERO_4K);

@@ -81,6 +81,7 @@ static struct hawkeye_knob prezero_knobs[] = {
 	KNOB(target_mb, &hawkeye_prezero.target_mb, 0, UINT_MAX,
 	     .set = hawkeye_prezero_set_target_mb),
 	KNOB(nontemporal, &hawkeye_prezero.nontemporal, 0, 1),
+	KNOB(paced, &hawkeye_prezero.paced, 0, 1, .set = hawkeye_prezero_set_paced),
 };
 
 static struct hawkeye_knob debloat_knobs[] = {
