@@ -75,7 +75,7 @@ def fake(tmp_path):
         ("new_knob", 7),
     ):
         write(r, f"{hk}/promote/{k}", f"{v}\n")
-    for k, v in (("enabled", 1), ("rate", 10000), ("target_mb", 0), ("nontemporal", 1)):
+    for k, v in (("enabled", 1), ("rate", 10000), ("target_mb", 0), ("nontemporal", 1), ("paced", 1)):
         write(r, f"{hk}/prezero/{k}", f"{v}\n")
     for k, v in (
         ("enabled", 1),

@@ -7,7 +7,7 @@ import prezero_report as report  # noqa: E402
 
 LINES = [
     '{"type": "env", "kernel": "6.12.117-hawkeye", "mem_total_kb": 2000000, "cpus": 2}',
-    '{"type": "bandwidth", "nontemporal": 1, "pages": 262144, "seconds": 2.0}',
+    '{"type": "bandwidth", "nontemporal": 1, "pages": 262144, "seconds": 2.0, "cpu_seconds": 0.5}',
     '{"type": "bandwidth", "nontemporal": 0, "pages": 262144, "seconds": 4.0}',
     '{"type": "rate", "knob": 2560, "pages": 12800, "seconds": 5.0}',
     '{"type": "spinup", "workload": "jvm", "label": "Linux-2MB", "seconds": 6.0}',
@@ -24,6 +24,8 @@ LINES = [
 def test_summary_figures():
     s = report.summarize(report.read(LINES))
     assert [b["mb_per_s"] for b in s["bandwidth"]] == [512.0, 256.0]
+    # per CPU-second of the threads where prezero.sh recorded it, else None
+    assert [b["mb_per_cpu_s"] for b in s["bandwidth"]] == [2048.0, None]
     assert s["rate"][0]["observed_pages_per_s"] == 2560
     assert s["spinup"]["jvm"]["median"] == {"Linux-2MB": 5.0, "HawkEye-2MB": 2.25}
     # Run i of one configuration over run i of the other (the rounds of
