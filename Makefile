@@ -1,9 +1,14 @@
 # hawkeye: the two commands are `make demo` and `make test`; see README.md.
-.PHONY: demo test test-host test-deb soak kernel deb kernel-tree kernel-export checkpatch clean help
+.PHONY: demo demo-kvm test test-host test-deb soak kernel deb kernel-tree kernel-export checkpatch clean help
 
 demo:
 	scripts/setup-host
 	bench/demo
+
+# The same evaluation on a host with usable KVM, into results/kvm/.
+demo-kvm:
+	scripts/setup-host
+	KVM=1 bench/demo
 
 test:
 	python3 tests/run.py
