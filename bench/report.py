@@ -30,8 +30,8 @@ KNOWN = {name for mod in SECTIONS for name in mod.FILES}
 
 
 def load(results_dir):
-    """{name: parsed} for every known result that exists; sampling.jsonl
-    as a list of lines; 'other': {file: parsed} for unknown *.json."""
+    """{name: parsed} for every known result that exists; 'other':
+    {file: parsed} for unknown *.json."""
     res = {}
     for name in KNOWN:
         path = os.path.join(results_dir, name)
@@ -41,10 +41,6 @@ def load(results_dir):
                     res[name[:-5]] = json.load(f)
             except (OSError, ValueError) as e:
                 res.setdefault("errors", []).append(f"{name}: {e}")
-    path = os.path.join(results_dir, "sampling.jsonl")
-    if os.path.exists(path):
-        with open(path) as f:
-            res["sampling"] = [json.loads(ln) for ln in f if ln.strip()]
     res["other"] = {}
     for path in sorted(glob.glob(os.path.join(results_dir, "*.json"))):
         name = os.path.basename(path)
@@ -77,9 +73,6 @@ def kernels(res):
             for e in (v.get("environment"), v.get("env")):
                 if isinstance(e, dict) and e.get("kernel"):
                     ks.add(e["kernel"])
-    for d in res.get("sampling") or []:
-        if d.get("kernel"):
-            ks.add(d["kernel"])
     return sorted(ks)
 
 

@@ -1,55 +1,186 @@
 #!/usr/bin/env bash
-# HawkEye-G's sampling cost (issue 5): CPU time of the hawkeye_promoted
-# thread while a process keeps a MIB MiB working set of base pages hot, at
-# the default scan period and sample window, over SECS seconds; promotion
-# itself is held off (sleep_ms = 1 h) so that the whole working set stays
-# sampled. Run INSIDE the guest as root; one JSON line to OUTFILE.
-#   bench/sampling.sh -o OUTFILE [-b BINDIR] [-m MIB] [-s SECS]
+# HawkEye's costs as memory grows (issue 19; issue 5's sampling cost is its
+# first point). For each total working set (GiB) and number of processes,
+# the processes (bench/sampling.c, each GIB/N of it) fault their share as
+# base pages and keep writing random pages, under every mechanism at its
+# defaults (pre-zeroing, bloat recovery, hawkeye-g with the default scan
+# period and sample window), promotion held off (promote/sleep_ms 1 h) so
+# that the whole working set stays sampled: the worst case. Measured over
+# PASSES whole sample passes (from the end of one pass's count walk to the
+# end of another's):
+#   - CPU time of every HawkEye thread (and khugepaged, kcompactd);
+#   - hawkeye_promoted's mmap_lock holds (tracepoints mmap_lock_acquire_returned
+#     and mmap_lock_released, filtered to the thread): count, p99, max;
+#   - its walks (a burst of holds: the clear walk, then the count walk after
+#     the sample window), wall time each;
+#   - the access_maps' regions (/proc/PID/hawkeye) and the memory they take,
+#     computed from the kernel's object sizes (a struct hawkeye_region is a
+#     48-byte kmalloc-64 object; an xarray node of 64 slots is 576 bytes).
+# Run INSIDE the guest as root; one JSON line per point to OUTFILE.
+#   bench/sampling.sh [-o OUTFILE] [-b BINDIR] [-g "GIB..."] [-n "PROCS..."]
+#                     [-p PASSES] [-m MIB]
+# -m MIB: a single point of MIB MiB and one process (the issue 5 run).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out=results/raw/sampling.jsonl bindir=$here/../build/bench mib=1024 secs=125
-while getopts o:b:m:s: opt; do
-	case $opt in
-	o) out=$OPTARG ;;
-	b) bindir=$OPTARG ;;
-	m) mib=$OPTARG ;;
-	s) secs=$OPTARG ;;
-	*) echo "usage: $0 [-o OUTFILE] [-b BINDIR] [-m MIB] [-s SECS]" >&2; exit 2 ;;
-	esac
-done
+out=results/raw/sampling.jsonl bindir=$here/../build/bench
+sizes="1 4 16" procs="1 8 64" passes=2 mib=
+usage() {
+	echo "usage: $0 [-o OUTFILE] [-b BINDIR] [-g \"GIB...\"] [-n \"PROCS...\"] [-p PASSES] [-m MIB]" >&2
+	exit 2
+}
 . "$here/lib.sh"
+options usage o:out b:bindir g:sizes n:procs p:passes m:mib -- "$@"
 P=/sys/kernel/mm/hawkeye/promote
+T=/sys/kernel/tracing
 [ -d $P ] || { echo "sampling.sh: this kernel has no HawkEye promotion" >&2; exit 1; }
-orig_thp=$(current $THP/enabled)
-orig_sleep=$(cat $P/sleep_ms)
+[ -d $T/events ] || mount -t tracefs nodev $T
+orig_thp=$(current $THP/enabled) orig_sleep=$(cat $P/sleep_ms) orig_policy=$(current $P/policy)
+orig_prezero=$(cat /sys/kernel/mm/hawkeye/prezero/enabled)
+orig_debloat=$(cat /sys/kernel/mm/hawkeye/debloat/enabled)
+pids=()
 reset() {
+	[ ${#pids[@]} -eq 0 ] || kill "${pids[@]}" 2>/dev/null || true
+	echo 0 >$T/tracing_on
+	echo 0 >$T/events/mmap_lock/enable
+	echo 0 >$T/events/mmap_lock/filter
 	echo linux >$P/policy
 	echo "$orig_sleep" >$P/sleep_ms
+	echo "$orig_policy" >$P/policy
 	echo "$orig_thp" >$THP/enabled
+	echo "$orig_prezero" >/sys/kernel/mm/hawkeye/prezero/enabled
+	echo "$orig_debloat" >/sys/kernel/mm/hawkeye/debloat/enabled
 }
 trap reset EXIT
-# utime + stime of a thread, in clock ticks.
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+vm() { awk -v k="$1" '$1 == k {print $2}' /proc/vmstat; }
+# "name ticks" of every HawkEye thread, khugepaged and kcompactd.
+thread_ticks() {
+	local d comm stat
+	for d in /proc/[0-9]*; do
+		{ read -r comm <"$d/comm"; } 2>/dev/null || continue
+		case $comm in hawkeye_* | khugepaged | kcompactd*) ;; *) continue ;; esac
+		{ read -r stat <"$d/stat"; } 2>/dev/null || continue
+		set -- ${stat##*) }
+		echo "$comm $((${12} + ${13}))"
+	done
+}
+# Wait for the end of a count walk: hawkeye_promote_sampled moved, then
+# stayed put for 3 s (the next pass is a scan period away).
+pass_end() {
+	local s=$(vm hawkeye_promote_sampled) quiet=0 moved=0 n
+	while [ $quiet -lt 30 ] || [ $moved -eq 0 ]; do
+		sleep 0.1
+		n=$(vm hawkeye_promote_sampled)
+		if [ "$n" != "$s" ]; then moved=1 quiet=0 s=$n; else quiet=$((quiet + 1)); fi
+	done
+}
 
 echo 3600000 >$P/sleep_ms
+echo 1 >/sys/kernel/mm/hawkeye/prezero/enabled
+echo 1 >/sys/kernel/mm/hawkeye/debloat/enabled
 echo hawkeye-g >$P/policy
 # madvise: the program's faults get base pages (no hint yet); its
 # MADV_HUGEPAGE then makes the range eligible, and registers the process.
 echo madvise >$THP/enabled
-fifo=/tmp/sampling.fifo
-rm -f $fifo && mkfifo $fifo
-"$bindir/sampling" "$mib" $((secs + 60)) >$fifo &
-pid=$!
-read -r _ <$fifo
+echo 8192 >$T/buffer_size_kb
 tid=$(pgrep -x hawkeye_promoted)
-c0=$(cpu_ticks "$tid") t0=$(date +%s.%N) s0=$(awk '$1 == "hawkeye_promote_sampled" {print $2}' /proc/vmstat)
-sleep "$secs"
-c1=$(cpu_ticks "$tid") t1=$(date +%s.%N) s1=$(awk '$1 == "hawkeye_promote_sampled" {print $2}' /proc/vmstat)
-huge=$(awk '/^AnonHugePages:/ {print $2}' /proc/$pid/smaps_rollup)
-kill "$pid"
+echo "common_pid == $tid" >$T/events/mmap_lock/filter
 mkdir -p "$(dirname "$out")"
-awk -v c="$((c1 - c0))" -v hz="$(getconf CLK_TCK)" -v t0="$t0" -v t1="$t1" -v mib="$mib" \
-	-v sampled="$((s1 - s0))" -v huge="$huge" -v period="$(cat $P/scan_period_ms)" \
-	-v window="$(cat $P/sample_window_ms)" -v env="$(env_json)" 'BEGIN {
-	printf "{\"type\": \"sampling\", %s, \"working_set_mib\": %d, \"seconds\": %.1f, \"scan_period_ms\": %d, \"sample_window_ms\": %d, \"regions_sampled\": %d, \"huge_kb_at_end\": %d, \"thread_cpu_s\": %.2f, \"pct_of_one_cpu\": %.3f}\n",
-		env, mib, t1 - t0, period, window, sampled, huge, c / hz, 100 * c / hz / (t1 - t0) }' | tee -a "$out"
+fifo=/tmp/sampling.fifo
+
+points=()
+if [ -n "$mib" ]; then
+	points=("$mib 1")
+else
+	for g in $sizes; do for n in $procs; do points+=("$((g * 1024)) $n"); done; done
+fi
+for pt in "${points[@]}"; do
+	set -- $pt
+	total=$1 nproc=$2 each=$(($1 / $2))
+	echo "sampling.sh: $total MiB in $nproc processes of $each MiB" >&2
+	# The pool refilled after the last point's memory came back.
+	z=$(thread_ticks | awk '/^hawkeye_zerod/ {s += $2} END {print s + 0}') z0=-1
+	while [ "$z" != "$z0" ]; do z0=$z; sleep 2
+		z=$(thread_ticks | awk '/^hawkeye_zerod/ {s += $2} END {print s + 0}'); done
+	rm -f $fifo && mkfifo $fifo
+	exec 3<>$fifo
+	pids=()
+	for ((i = 0; i < nproc; i++)); do
+		"$bindir/sampling" "$each" 100000 >&3 &
+		pids+=($!)
+	done
+	for ((i = 0; i < nproc; i++)); do read -r _ <&3; done
+	# The first pass that saw every process whole, then PASSES more.
+	pass_end
+	pass_end
+	echo >$T/trace
+	echo 1 >$T/events/mmap_lock/mmap_lock_acquire_returned/enable
+	echo 1 >$T/events/mmap_lock/mmap_lock_released/enable
+	echo 1 >$T/tracing_on
+	ticks0=$(thread_ticks) t0=$(date +%s.%N) s0=$(vm hawkeye_promote_sampled)
+	for ((i = 0; i < passes; i++)); do pass_end; done
+	ticks1=$(thread_ticks) t1=$(date +%s.%N) s1=$(vm hawkeye_promote_sampled)
+	echo 0 >$T/tracing_on
+	regions=0
+	for p in "${pids[@]}"; do
+		r=$(awk '$1 == "regions" {print $2}' /proc/$p/hawkeye)
+		regions=$((regions + r))
+		# Leaf nodes of the process's xarray, plus 4 above them (26 index bits).
+		xa_nodes=$((${xa_nodes:-0} + (r + 63) / 64 + 4))
+	done
+	rss=$(awk '/^Rss:/ {s += $2} END {print s}' $(printf '/proc/%s/smaps_rollup ' "${pids[@]}"))
+	huge=$(awk '/^AnonHugePages:/ {s += $2} END {print s}' $(printf '/proc/%s/smaps_rollup ' "${pids[@]}"))
+	kill "${pids[@]}"
+	wait "${pids[@]}" 2>/dev/null || true
+	pids=()
+	exec 3<&-
+	python3 - "$T/trace" <<EOF >>"$out"
+import json, sys
+def ticks(s):
+    d = {}
+    for ln in s.strip().splitlines():
+        n, t = ln.split()
+        n = n.rstrip("0123456789") if n.startswith(("hawkeye_zerod", "kcompactd")) else n
+        d[n] = d.get(n, 0) + int(t)
+    return d
+a, b = ticks("""$ticks0"""), ticks("""$ticks1""")
+hz = $(getconf CLK_TCK)
+secs = $t1 - $t0
+threads = {n: round((b[n] - a.get(n, 0)) / hz, 2) for n in b}
+holds, acq, walks = [], None, []
+for ln in open(sys.argv[1]):
+    if ln.startswith("#") or "mmap_lock_" not in ln:
+        continue
+    ts = float(ln.split(": ")[0].split()[-1])
+    if "acquire_returned" in ln and "success=true" in ln:
+        acq = ts
+    elif "mmap_lock_released" in ln and acq is not None:
+        holds.append((acq, ts))
+        acq = None
+for s, e in holds:
+    if walks and s - walks[-1][1] < 0.5:
+        walks[-1][1] = e
+    else:
+        walks.append([s, e])
+us = sorted((e - s) * 1e6 for s, e in holds)
+p99 = us[min(len(us) - 1, int(0.99 * len(us)))] if us else None
+cpu = threads.get("hawkeye_promoted", 0.0)
+print(json.dumps({
+    "type": "sampling", $(env_json),
+    "working_set_mib": $total, "processes": $nproc, "seconds": round(secs, 1),
+    "scan_period_ms": $(cat $P/scan_period_ms), "sample_window_ms": $(cat $P/sample_window_ms),
+    "passes": $passes, "regions": $regions, "regions_sampled": $((s1 - s0)),
+    "rss_kb": $rss, "huge_kb_at_end": $huge,
+    "threads": threads, "thread_cpu_s": cpu,
+    "pct_of_one_cpu": round(100 * cpu / secs, 3),
+    "cpu_per_pass_s": round(cpu / $passes, 3),
+    "lock_holds": len(us),
+    "lock_hold_p99_us": round(p99, 1) if us else None,
+    "lock_hold_max_us": round(us[-1], 1) if us else None,
+    "walks_s": [round(e - s, 3) for s, e in walks],
+    "access_map_bytes": 64 * $regions + 576 * ${xa_nodes:-0},
+}))
+EOF
+	unset xa_nodes
+	tail -n 1 "$out" >&2
+done

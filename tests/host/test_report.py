@@ -183,23 +183,15 @@ PREZERO = {
 }
 
 
-def sampling_line(regions_sampled, thread_cpu_s, pct_of_one_cpu):
-    """One line of sampling.jsonl: a 120 s run over 1 GiB at the default rates."""
-    return {
-        "type": "sampling",
-        "kernel": "6.12.117-hawkeye",
-        "working_set_mib": 1024,
-        "seconds": 120.0,
-        "scan_period_ms": 30000,
-        "sample_window_ms": 1000,
-        "regions_sampled": regions_sampled,
-        "thread_cpu_s": thread_cpu_s,
-        "pct_of_one_cpu": pct_of_one_cpu,
-    }
+def sampling_summary():
+    """results/sampling.json of a run at 1 and 16 GiB in one process."""
+    import sampling_report
+    from test_sampling_report import point
+
+    return sampling_report.summarize([(1, point(1, 1, 0.2, 50, 90)), (2, point(16, 1, 3.1, 60, 150))])
 
 
-# Linux (nothing sampled), then HawkEye-G.
-SAMPLING = [sampling_line(0, 0.0, 0.0), sampling_line(2048, 0.5, 0.4)]
+SAMPLING = sampling_summary()
 
 
 def in_cgroup(limit, peak, killed=False, huge=0, **extra):
@@ -254,7 +246,7 @@ def write_all(d):
         ("bloat-mthp.json", BLOAT_MTHP),
     ):
         (d / name).write_text(json.dumps(data))
-    (d / "sampling.jsonl").write_text("".join(json.dumps(x) + "\n" for x in SAMPLING))
+    (d / "sampling.json").write_text(json.dumps(SAMPLING))
     (d / "bloat-rss.png").write_bytes(b"\x89PNG")
 
 
@@ -328,7 +320,11 @@ def test_full_report(tmp_path):
     # Pre-zeroing and sampling
     assert c["pre-zeroing cuts JVM spin-up with huge pages ~13.6x (Table 8)"][3].startswith("partly")
     assert "| hashinsert (paper: sparsehash) |" in text and "| redis (not run) |" in text
-    assert "| hawkeye-g | 1,024 | 120 | 30,000 | 1,000 | 2,048 | 0.50 | 0.400 |" in text
+    assert "| 16 | 1 | 8192 | 5.000 | 1.550 | 96.9 | 2048 | 60 | 150 | 0.25 | 586 | hawkeye_zerod 0.000 |" in text
+    assert "| 1 | 1-16 | 0.97x | 1.20x |" in text
+    assert c[next(k for k in c if k.startswith("Sampling costs at most 1 %"))][2:] == (
+        "5.000 % (worst process count)", "not reproduced (goal missed)")
+    assert c["mmap_lock holds of sampling stay bounded as memory grows (issue 19)"][3] == "reproduced (goal met)"
     counts = report.verdict_counts(claims)
     assert counts["not run"] == 2 and sum(counts.values()) == len(claims)
 
