@@ -8,20 +8,23 @@
 #              Linux-4KB, Linux-2MB, Ingens-90%, HawkEye-4KB and HawkEye-2MB
 #              (TABLE8_CONFIGS), REPS runs each
 #
-#   bench/prezero.sh -o OUTFILE [-b BINDIR] [-m HEAP_MIB] [-r REPS] [-T]
-# -T: Table 8 (spinup) only.
+#   bench/prezero.sh -o OUTFILE [-b BINDIR] [-m HEAP_MIB] [-r REPS] [-T] [-w WORKLOADS]
+# -T: Table 8 (spinup) only. -w: Table 8's workloads (default "jvm
+# hashinsert redis"; bench/demo runs the JVM alone again at a heap of 4 GiB).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 out=results/raw/prezero.jsonl bindir=$here/../build/bench heap=768 reps=3 only_table8=
-while getopts o:b:m:r:T opt; do
+workloads="jvm hashinsert redis"
+while getopts o:b:m:r:Tw: opt; do
 	case $opt in
 	o) out=$OPTARG ;;
 	b) bindir=$OPTARG ;;
 	m) heap=$OPTARG ;;
 	r) reps=$OPTARG ;;
 	T) only_table8=1 ;;
-	*) echo "usage: $0 [-o OUTFILE] [-b BINDIR] [-m HEAP_MIB] [-r REPS] [-T]" >&2; exit 2 ;;
+	w) workloads=$OPTARG ;;
+	*) echo "usage: $0 [-o OUTFILE] [-b BINDIR] [-m HEAP_MIB] [-r REPS] [-T] [-w WORKLOADS]" >&2; exit 2 ;;
 	esac
 done
 
@@ -186,15 +189,19 @@ for rep in $(seq "$reps"); do
 		table8_setup "$config"
 		echo "prezero.sh: Table 8: $config run $rep" >&2
 		cpu_watch_start
-		if command -v java >/dev/null; then
+		if [[ " $workloads " = *" jvm "* ]] && command -v java >/dev/null; then
 			refill "$config"
 			WORKLOAD=jvm spinup "$config" java -Xms${heap}m -Xmx${heap}m \
 				-XX:+AlwaysPreTouch -XX:+UseSerialGC -version
 		fi
-		refill "$config"
-		"$bindir/hashinsert" -m "$heap" -l "$config" >>"$out"
-		refill "$config"
-		redis2mb "$config"
+		if [[ " $workloads " = *" hashinsert "* ]]; then
+			refill "$config"
+			"$bindir/hashinsert" -m "$heap" -l "$config" >>"$out"
+		fi
+		if [[ " $workloads " = *" redis "* ]]; then
+			refill "$config"
+			redis2mb "$config"
+		fi
 		cpu_watch_stop table8 "$config" >>"$out"
 	done
 done
