@@ -39,6 +39,9 @@
 #   PAGES_TO_SCAN=1024       promotion budget: khugepaged pages_to_scan; HawkEye
 #   SCAN_SLEEP_MS=1000         batch = PAGES_TO_SCAN / 512, sleep_ms = SCAN_SLEEP_MS
 #   SCAN_PERIOD_MS=10000 [5000], SAMPLE_WINDOW_MS=1000   HawkEye sampling
+#   FRESH_MS=(SCAN_PERIOD_MS)  hawkeye-g and -pmu: a new process is sampled
+#                            window after window this long (promote/fresh_ms;
+#                            0: the paper's cadence); the baselines get 0
 #   LEAVE_MB=32              what the fragmenter leaves free while it takes memory
 #   MEM=2G [1G]              guest memory (-V only)
 #   PMU_MB=128 [48]          pmu: footprint of each of the two workloads
@@ -87,6 +90,7 @@ MB=${MB:-512} FAIR_MB=${FAIR_MB:-256} HOT=${HOT:-0.125} DURATION=${DURATION:-180
 FAIR_SECONDS=${FAIR_SECONDS:-120} PAGES_TO_SCAN=${PAGES_TO_SCAN:-1024}
 SCAN_SLEEP_MS=${SCAN_SLEEP_MS:-1000} SCAN_PERIOD_MS=${SCAN_PERIOD_MS:-10000}
 SAMPLE_WINDOW_MS=${SAMPLE_WINDOW_MS:-1000} LEAVE_MB=${LEAVE_MB:-32}
+FRESH_MS=${FRESH_MS:-$SCAN_PERIOD_MS}
 fair_workloads=${fair_workloads:-$workloads}
 PMU_MB=${PMU_MB:-128} PMU_SECONDS=${PMU_SECONDS:-240} PMU_RANDOM=${PMU_RANDOM:-6000}
 PMU_SEQUENTIAL=${PMU_SEQUENTIAL:-50} PMU_POLICIES=${PMU_POLICIES:-hawkeye-g hawkeye-pmu}
@@ -118,7 +122,7 @@ if [ -n "$host_mode" ]; then
 		HOT="$HOT" DURATION="$DURATION" FAIR_SECONDS="$FAIR_SECONDS" \
 		PAGES_TO_SCAN="$PAGES_TO_SCAN" SCAN_SLEEP_MS="$SCAN_SLEEP_MS" \
 		SCAN_PERIOD_MS="$SCAN_PERIOD_MS" SAMPLE_WINDOW_MS="$SAMPLE_WINDOW_MS" \
-		LEAVE_MB="$LEAVE_MB" PMU_MB="$PMU_MB" PMU_SECONDS="$PMU_SECONDS" \
+		FRESH_MS="$FRESH_MS" LEAVE_MB="$LEAVE_MB" PMU_MB="$PMU_MB" PMU_SECONDS="$PMU_SECONDS" \
 		PMU_RANDOM="$PMU_RANDOM" PMU_SEQUENTIAL="$PMU_SEQUENTIAL" \
 		PMU_POLICIES="$PMU_POLICIES" PMUD="$PMUD" ORDER_MB="$ORDER_MB" \
 		ORDER_SECONDS="$ORDER_SECONDS" REDIS_MB="$REDIS_MB" REDIS_RATE="$REDIS_RATE" \
@@ -157,7 +161,7 @@ policy_now() { local v; v=$(current $HK/policy); echo "${v:-$(cat $HK/policy)}";
 SAVED=("$THP/enabled" "$THP/defrag" "$KH/pages_to_scan" "$KH/scan_sleep_millisecs"
 	"$KH/alloc_sleep_millisecs" "$KH/defrag" "$VM/compact_unevictable_allowed"
 	"$VM/compaction_proactiveness" "$HK/policy" "$HK/batch" "$HK/sleep_ms"
-	"$HK/scan_period_ms" "$HK/sample_window_ms" "$HK/pmu_ttl_ms")
+	"$HK/scan_period_ms" "$HK/sample_window_ms" "$HK/pmu_ttl_ms" "$HK/fresh_ms")
 declare -A orig
 for f in "${SAVED[@]}"; do
 	[ -e "$f" ] || continue
@@ -176,7 +180,7 @@ trap restore EXIT
 
 # Policy and the common promotion budget. Returns 1 if POLICY is unavailable.
 setup_policy() {
-	local policy=$1
+	local policy=$1 fresh
 	echo never >$THP/defrag	# faults never compact: they get a huge page only if one is free
 	echo "$PAGES_TO_SCAN" >$KH/pages_to_scan
 	echo "$SCAN_SLEEP_MS" >$KH/scan_sleep_millisecs
@@ -189,6 +193,8 @@ setup_policy() {
 		echo "$SCAN_SLEEP_MS" >$HK/sleep_ms
 		[ -e $HK/scan_period_ms ] && echo "$SCAN_PERIOD_MS" >$HK/scan_period_ms
 		[ -e $HK/sample_window_ms ] && echo "$SAMPLE_WINDOW_MS" >$HK/sample_window_ms
+		case $policy in hawkeye-*) fresh=$FRESH_MS ;; *) fresh=0 ;; esac
+		[ -e $HK/fresh_ms ] && echo "$fresh" >$HK/fresh_ms
 	fi
 	case $policy in
 	none)

@@ -35,6 +35,7 @@ static const char *const knobs[] = {
 	PROMOTE "scan_period_ms", PROMOTE "sample_window_ms", PROMOTE "ema_weight",
 	PROMOTE "batch", PROMOTE "sleep_ms", PROMOTE "pmu_threshold", PROMOTE "pmu_band",
 	PROMOTE "pmu_ttl_ms", THP_SYSFS "hugepages-64kB/enabled", PROMOTE "best_size",
+	PROMOTE "fresh_ms",
 };
 
 /* What the fixture sets, in this order. */
@@ -174,6 +175,7 @@ TEST_F(promote, bad_input_is_rejected_and_changes_nothing)
 		{ PROMOTE "pmu_band", { "10001", "2%" } },
 		{ PROMOTE "pmu_ttl_ms", { "0", "3600001" } },
 		{ PROMOTE "best_size", { "2", "-1", "on" } },
+		{ PROMOTE "fresh_ms", { "-1", "3600001", "1s" } },
 		{ PROMOTE "measured_overhead", { "1", "1 10001", "1 -2", "x 5", "0 5", "1 5 6" } },
 	};
 	char after[64];
@@ -986,6 +988,57 @@ TEST_F_TIMEOUT(promote, best_size_leaves_smaller_regions_alone, 180)
 	EXPECT_LE(3 * 2048, rollup_kb(pid, "AnonHugePages"));
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
+}
+
+/*
+ * promote/fresh_ms: for its first fresh_ms a newly registered process is
+ * sampled window after window, alone. With a scan period of a minute (one
+ * full pass at the switch to hawkeye-g, the next long after the test), a
+ * process started with fresh_ms 0 gets no sample in 3 s; with fresh_ms
+ * 3000 one gets several in 3 s, and one registered earlier (fresh no
+ * more) gets none meanwhile.
+ */
+TEST_F_TIMEOUT(promote, fresh_processes_are_sampled_window_after_window, 120)
+{
+	pid_t plain, old, fresh;
+	long old_samples, got[3];
+
+	ASSERT_EQ(0, sysfs_write_long(PROMOTE "sleep_ms", 600000));
+	ASSERT_EQ(0, sysfs_write_long(PROMOTE "scan_period_ms", 60000));
+	ASSERT_EQ(0, sysfs_write_long(PROMOTE "fresh_ms", 0));
+	ASSERT_EQ(0, set_thp("madvise"));
+	ASSERT_EQ(0, set_policy("hawkeye-g"));
+	sleep_ms(500);		/* the switch's full pass is over */
+	plain = fork();
+	if (!plain)
+		_exit(touch_shapes());
+	sleep(3);
+	got[0] = proc_hawkeye(plain, "samples");
+
+	ASSERT_EQ(0, sysfs_write_long(PROMOTE "fresh_ms", 3000));
+	old = fork();
+	if (!old)
+		_exit(touch_shapes());
+	sleep(5);		/* fresh for 3 s, then no more */
+	old_samples = proc_hawkeye(old, "samples");
+	fresh = fork();
+	if (!fresh)
+		_exit(touch_shapes());
+	sleep(3);
+	got[1] = proc_hawkeye(fresh, "samples");
+	got[2] = proc_hawkeye(old, "samples");
+	for (int i = 0; i < 3; i++) {
+		pid_t pid = i == 0 ? plain : i == 1 ? old : fresh;
+
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	TH_LOG("samples in 3 s: fresh_ms 0: %ld; fresh_ms 3000: %ld (the process registered 5 s before: %ld, then %ld)",
+	       got[0], got[1], old_samples, got[2]);
+	EXPECT_EQ(0, got[0]);
+	EXPECT_LE(3, old_samples);
+	EXPECT_LE(3, got[1]);
+	EXPECT_EQ(old_samples, got[2]);
 }
 
 TEST_HARNESS_MAIN

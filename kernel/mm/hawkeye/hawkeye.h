@@ -226,6 +226,7 @@ struct hawkeye_promote_params {
 	unsigned int pmu_band;		/* ... sharing with those this close to the top */
 	unsigned int pmu_ttl_ms;	/* ... a measurement counts this long */
 	unsigned int best_size;		/* leave regions best below 2 MB alone */
+	unsigned int fresh_ms;		/* a new process: windows back to back */
 };
 
 /* Measured MMU overheads are in hundredths of a percent: 0..10000. */
@@ -305,6 +306,8 @@ struct hawkeye_mm {
 	pid_t pid;			/* who registered it, if it was the owner */
 	struct mutex lock;		/* the state below, against readers */
 	unsigned long samples;		/* sample passes over this mm */
+	unsigned long registered;	/* jiffies at registration */
+	bool in_pass;			/* in the open sample window (thread) */
 	unsigned long promotions;
 	unsigned long promote_failed;
 	struct hawkeye_access_map map;	/* hawkeye-g, hawkeye-pmu */
@@ -384,6 +387,7 @@ int hawkeye_promote_set_measured(pid_t pid, int overhead);
 
 /* promote.c */
 const struct hawkeye_policy_ops *hawkeye_promote_policy(void);
+void hawkeye_promote_registered(struct hawkeye_mm *hm);
 int hawkeye_promote_set_policy(enum hawkeye_policy policy);
 int hawkeye_promote_parse_policy(const char *buf);
 ssize_t hawkeye_promote_show_policy(char *buf);

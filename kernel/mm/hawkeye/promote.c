@@ -8,7 +8,10 @@
  * from khugepaged and promotes it on a kernel thread, hawkeye_promoted:
  * every scan_period_ms the thread opens a sample window on each registered
  * process (registry.c), closes it sample_window_ms later, and every
- * sleep_ms it asks the policy to promote up to `batch` regions.
+ * sleep_ms it asks the policy to promote up to `batch` regions. For its
+ * first fresh_ms a newly registered process is sampled in windows back to
+ * back, alone, between those passes: its hot regions are known within a
+ * window or two of its start, not a scan period.
  *
  * Under linux, khugepaged's hawkeye_promote_enter() and _exit() of each
  * process return after a load or two and register nothing. Only the
@@ -59,6 +62,8 @@ static const struct hawkeye_policy_ops *const policies[HAWKEYE_NR_POLICIES] = {
 };
 
 static DEFINE_MUTEX(promote_mutex);	/* policy, thread, paired knobs */
+/* Until when (jiffies) the last process registered is fresh. */
+static unsigned long promote_fresh_until;
 static struct task_struct *promote_thread;
 static const struct hawkeye_policy_ops *promote_ops = &linux_ops;
 
@@ -80,18 +85,48 @@ static bool promote_active(const struct hawkeye_policy_ops *ops)
 	return ops->state;
 }
 
-/* Open (@pass 0) or close sample window @pass on every registered process. */
+/**
+ * hawkeye_promote_registered() - a process was registered
+ * @hm: its record, not yet in the registry; the registry lock is held
+ *
+ * Stamps the record: for its first fresh_ms the thread samples the
+ * process window after window (promote_thread_fn()).
+ */
+void hawkeye_promote_registered(struct hawkeye_mm *hm)
+{
+	unsigned int fresh = READ_ONCE(hawkeye_promote.fresh_ms);
+
+	hm->registered = jiffies;
+	if (fresh)
+		WRITE_ONCE(promote_fresh_until, jiffies + msecs_to_jiffies(fresh));
+}
+
+static bool promote_fresh(struct hawkeye_mm *hm)
+{
+	return time_before(jiffies, hm->registered +
+			   msecs_to_jiffies(READ_ONCE(hawkeye_promote.fresh_ms)));
+}
+
+/*
+ * Open (@pass 0) or close sample window @pass: on every registered process
+ * (@full), or on the fresh ones alone. A window is closed on the processes
+ * it was opened on.
+ */
 static void promote_sample(const struct hawkeye_policy_ops *ops,
-			   unsigned long pass)
+			   unsigned long pass, bool full)
 {
 	struct hawkeye_mm **hms;
 	unsigned int i, nr;
 
-	if (!pass)
+	if (!pass && full)
 		hawkeye_mm_register_all();
 	nr = hawkeye_mm_get_all(&hms);
-	for (i = 0; i < nr && !kthread_should_stop(); i++)
-		ops->sample(hms[i], pass);
+	for (i = 0; i < nr && !kthread_should_stop(); i++) {
+		if (!pass)
+			hms[i]->in_pass = full || promote_fresh(hms[i]);
+		if (hms[i]->in_pass)
+			ops->sample(hms[i], pass);
+	}
 	hawkeye_mm_put_all(hms, nr);
 }
 
@@ -111,36 +146,52 @@ static void promote_batch(const struct hawkeye_policy_ops *ops,
 static int promote_thread_fn(void *unused)
 {
 	struct hawkeye_rr rr = { .bucket = -1 };
-	unsigned long last_sample, last_promote, pass = 0;
-	bool window = false;
+	unsigned long last_sample, last_full, last_promote, pass = 0;
+	bool window = false, full = true;
 
 	set_freezable();
 	/* The first sample at once; promotion has nothing to do before. */
-	last_sample = jiffies -
+	last_full = jiffies -
 		msecs_to_jiffies(READ_ONCE(hawkeye_promote.scan_period_ms));
+	last_sample = jiffies;
 	last_promote = jiffies;
 	while (!kthread_should_stop()) {
 		/* A switch that keeps the thread changes the hooks it calls. */
 		const struct hawkeye_policy_ops *ops = hawkeye_promote_policy();
-		unsigned long now = jiffies, due_sample, due_promote;
+		unsigned long now = jiffies, due_sample, due_promote, wake;
+		unsigned long period, win;
+		unsigned int fresh = READ_ONCE(hawkeye_promote.fresh_ms);
 
 		try_to_freeze();
-		due_sample = last_sample + msecs_to_jiffies(window ?
-			READ_ONCE(hawkeye_promote.sample_window_ms) :
-			READ_ONCE(hawkeye_promote.scan_period_ms));
+		period = msecs_to_jiffies(READ_ONCE(hawkeye_promote.scan_period_ms));
+		win = msecs_to_jiffies(READ_ONCE(hawkeye_promote.sample_window_ms));
+		if (window)
+			due_sample = last_sample + win;
+		else if (fresh && time_before(now, READ_ONCE(promote_fresh_until)))
+			due_sample = now;	/* a fresh process: the next window */
+		else
+			due_sample = last_full + period;
 		due_promote = last_promote +
 			msecs_to_jiffies(READ_ONCE(hawkeye_promote.sleep_ms));
 		if (time_after_eq(now, due_sample)) {
-			promote_sample(ops, window ? ++pass : 0);
+			if (!window)
+				full = time_after_eq(now, last_full + period);
+			promote_sample(ops, window ? ++pass : 0, full);
 			window = !window;
 			last_sample = jiffies;
+			/* The period runs from the end of a full pass. */
+			if (!window && full)
+				last_full = last_sample;
 		} else if (time_after_eq(now, due_promote)) {
 			promote_batch(ops, &rr);
 			last_promote = jiffies;
 		} else {
-			schedule_timeout_interruptible(
-				time_before(due_sample, due_promote) ?
-				due_sample - now : due_promote - now);
+			wake = time_before(due_sample, due_promote) ?
+			       due_sample : due_promote;
+			/* Registration does not wake the thread: look again. */
+			if (fresh && time_after(wake, now + win))
+				wake = now + win;
+			schedule_timeout_interruptible(wake - now);
 		}
 	}
 	return 0;
@@ -247,7 +298,8 @@ ssize_t hawkeye_promote_show_policy(char *buf)
 
 /**
  * hawkeye_promote_set_ms() - set one of the thread's periods
- * @knob: &hawkeye_promote.scan_period_ms, .sample_window_ms or .sleep_ms
+ * @knob: &hawkeye_promote.scan_period_ms, .sample_window_ms, .sleep_ms or
+ *	  .fresh_ms
  * @ms: the new value, within the knob table's bounds
  *
  * The sample window stays shorter than the period; the thread, which

@@ -126,6 +126,7 @@ static void registry_add(struct mm_struct *mm)
 		return;
 	}
 	hm->seq = ++registry_seq;
+	hawkeye_promote_registered(hm);
 	hash_add(registry_hash, &hm->hash, (unsigned long)mm);
 	list_add_tail(&hm->node, &registry_mms);
 	WRITE_ONCE(registry_nr, registry_nr + 1);

@@ -112,6 +112,11 @@ static int promote_set_sleep_ms(unsigned int ms)
 	return hawkeye_promote_set_ms(&hawkeye_promote.sleep_ms, ms);
 }
 
+static int promote_set_fresh_ms(unsigned int ms)
+{
+	return hawkeye_promote_set_ms(&hawkeye_promote.fresh_ms, ms);
+}
+
 static struct hawkeye_knob promote_knobs[] = {
 	KNOB(scan_period_ms, &hawkeye_promote.scan_period_ms, 1,
 	     HAWKEYE_PROMOTE_MAX_MS, .set = promote_set_scan_period_ms),
@@ -125,6 +130,8 @@ static struct hawkeye_knob promote_knobs[] = {
 	KNOB(pmu_band, &hawkeye_promote.pmu_band, 0, HAWKEYE_PMU_MAX),
 	KNOB(pmu_ttl_ms, &hawkeye_promote.pmu_ttl_ms, 1, HAWKEYE_PROMOTE_MAX_MS),
 	KNOB(best_size, &hawkeye_promote.best_size, 0, 1),
+	KNOB(fresh_ms, &hawkeye_promote.fresh_ms, 0, HAWKEYE_PROMOTE_MAX_MS,
+	     .set = promote_set_fresh_ms),
 };
 
 static struct hawkeye_knob ingens_knobs[] = {
