@@ -72,6 +72,7 @@ def fake(tmp_path):
         ("ema_weight", 50),
         ("batch", 8),
         ("sleep_ms", 10000),
+        ("fresh_ms", 10000),
         ("new_knob", 7),
     ):
         write(r, f"{hk}/promote/{k}", f"{v}\n")
@@ -158,6 +159,7 @@ def test_json_snapshot(fake):
         "choices": ["linux", "hawkeye-g", "ingens", "freebsd", "hawkeye-pmu"],
     }
     assert s["knobs"]["promote"]["new_knob"] == 7  # unknown knobs are kept
+    assert s["knobs"]["promote"]["fresh_ms"] == 10000
     assert list(s["knobs"]) == ["promote", "prezero", "debloat"]
     assert s["knobs"]["debloat"]["current_threshold"] == 128
     assert s["vmstat"]["nr_free_zeroed"] == 51200
