@@ -68,6 +68,20 @@ env_json() {
 	printf '"kernel": "%s", "flavour": "%s", "knobs": {%s}' "$(uname -r)" "$(flavour)" "$(knobs_json)"
 }
 
+# "name ticks" (user + system clock ticks) of every HawkEye thread,
+# khugepaged and kcompactd; zerod_ticks: the zeroing threads' summed.
+thread_ticks() {
+	local d comm stat
+	for d in /proc/[0-9]*; do
+		{ read -r comm <"$d/comm"; } 2>/dev/null || continue
+		case $comm in hawkeye_* | khugepaged | kcompactd*) ;; *) continue ;; esac
+		{ read -r stat <"$d/stat"; } 2>/dev/null || continue
+		set -- ${stat##*) }
+		echo "$comm $((${12} + ${13}))"
+	done
+}
+zerod_ticks() { thread_ticks | awk '/^hawkeye_zerod/ {s += $2} END {print s + 0}'; }
+
 # CPU time of the memory-management threads while a benchmark runs:
 # HawkEye's (hawkeye_zerod*, hawkeye_debloatd, hawkeye_promoted) and
 # those the baselines use (khugepaged, kcompactd*). A background loop reads

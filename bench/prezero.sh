@@ -54,19 +54,6 @@ reset() {
 }
 trap reset EXIT
 
-# Clock ticks the zeroing threads (hawkeye_zerod*) have run, summed.
-zerod_ticks() {
-	local d comm stat sum=0
-	for d in /proc/[0-9]*; do
-		{ read -r comm <"$d/comm"; } 2>/dev/null || continue
-		case $comm in hawkeye_zerod*) ;; *) continue ;; esac
-		{ read -r stat <"$d/stat"; } 2>/dev/null || continue
-		set -- ${stat##*) }
-		sum=$((sum + ${12} + ${13}))
-	done
-	echo $sum
-}
-
 # Free memory that is not zeroed: allocate and free MIB with base pages.
 dirty() { echo never >$THP/enabled; "$bindir/table1" -m "$1" -r 1 -l dirty >/dev/null; }
 # 1 GiB, or 60 % of a smaller guest's memory.

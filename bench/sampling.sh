@@ -60,17 +60,6 @@ sampled() {
 		[ "$k" = hawkeye_promote_sampled ] && { sampled=$v; return; }
 	done </proc/vmstat
 }
-# "name ticks" of every HawkEye thread, khugepaged and kcompactd.
-thread_ticks() {
-	local d comm stat
-	for d in /proc/[0-9]*; do
-		{ read -r comm <"$d/comm"; } 2>/dev/null || continue
-		case $comm in hawkeye_* | khugepaged | kcompactd*) ;; *) continue ;; esac
-		{ read -r stat <"$d/stat"; } 2>/dev/null || continue
-		set -- ${stat##*) }
-		echo "$comm $((${12} + ${13}))"
-	done
-}
 # Wait for the end of a count walk: hawkeye_promote_sampled moved, then
 # stayed put for 3 s (the next pass is a scan period away). By the clock,
 # not by the number of polls: under load a poll takes longer than its sleep.
@@ -113,9 +102,9 @@ for pt in "${points[@]}"; do
 	total=$1 nproc=$2 each=$(($1 / $2))
 	echo "sampling.sh: $total MiB in $nproc processes of $each MiB" >&2
 	# The pool refilled after the last point's memory came back.
-	z=$(thread_ticks | awk '/^hawkeye_zerod/ {s += $2} END {print s + 0}') z0=-1
+	z=$(zerod_ticks) z0=-1
 	while [ "$z" != "$z0" ]; do z0=$z; sleep 2
-		z=$(thread_ticks | awk '/^hawkeye_zerod/ {s += $2} END {print s + 0}'); done
+		z=$(zerod_ticks); done
 	rm -f $fifo && mkfifo $fifo
 	exec 3<>$fifo
 	pids=()
