@@ -16,7 +16,7 @@ import os
 import statistics
 import sys
 
-from report_io import REPO, arg_parser
+from report_io import REPO, arg_parser, write_json
 
 GOALS = {
     # Under pressure HawkEye's footprint is within 10% of Linux-4KB's.
@@ -356,9 +356,7 @@ def main(argv):
         data = read(f)
     s = summarize(data)
     print(format_text(s))
-    with open(a.output, "w") as f:
-        json.dump(s, f, indent=2)
-        f.write("\n")
+    write_json(a.output, s, indent=2)
     if a.plot:
         plot(data, a.plot)
         print(f"plot: {a.plot}")

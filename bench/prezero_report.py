@@ -7,7 +7,7 @@ import json
 import statistics
 import sys
 
-from report_io import arg_parser, merge_thread_cpu
+from report_io import arg_parser, merge_thread_cpu, write_json
 
 PAGE_MB = 4096 / 2**20
 
@@ -84,9 +84,7 @@ def main(argv):
     with open(a.input) as f:
         s = summarize(read(f))
     print(format_text(s))
-    with open(a.output, "w") as f:
-        json.dump(s, f, indent=2)
-        f.write("\n")
+    write_json(a.output, s, indent=2)
     return 0
 
 
