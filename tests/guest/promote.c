@@ -815,8 +815,8 @@ TEST_F_TIMEOUT(promote, proc_pid_hawkeye_is_consistent, 120)
 	static const char *const keys[] = {
 		"policy", "regions", "bucket0", "bucket1", "bucket2", "bucket3",
 		"bucket4", "bucket5", "bucket6", "bucket7", "bucket8", "bucket9",
-		"overhead", "best_size", "measured_overhead", "samples", "promotions",
-		"promote_failed", "huge", "idle_huge", "ingens_metric",
+		"overhead", "skipped_cold", "best_size", "measured_overhead", "samples",
+		"promotions", "promote_failed", "huge", "idle_huge", "ingens_metric",
 		"debloat_splits",
 	};
 	struct toucher t = {};
@@ -846,11 +846,11 @@ TEST_F_TIMEOUT(promote, proc_pid_hawkeye_is_consistent, 120)
 			ASSERT_EQ(0, strcmp(line, "policy hawkeye-g\n")) TH_LOG("%s", line);
 			continue;
 		}
-		if (i == 13) {
+		if (i == 14) {
 			ASSERT_EQ(0, strncmp(line, "best_size", 9)) TH_LOG("%s", line);
 			continue;
 		}
-		if (i == 14) {
+		if (i == 15) {
 			ASSERT_EQ(0, strcmp(line, "measured_overhead none\n")) TH_LOG("%s", line);
 			continue;
 		}
@@ -863,13 +863,20 @@ TEST_F_TIMEOUT(promote, proc_pid_hawkeye_is_consistent, 120)
 		sum += v[i];
 	EXPECT_EQ(v[1], sum);
 	EXPECT_EQ(16, v[1]);		/* 32 MB, none huge yet */
-	EXPECT_GE(v[15], 2);
-	EXPECT_EQ(0, v[16]);
-	EXPECT_EQ(0, v[21]);		/* bloat recovery is off */
+	EXPECT_GE(v[16], 2);
+	EXPECT_EQ(0, v[17]);
+	EXPECT_EQ(0, v[22]);		/* bloat recovery is off */
 	/* The swept half is hot, the rest cold: 8 regions high, 8 in bucket 0. */
 	EXPECT_EQ(8, v[2]);
 	EXPECT_GE(v[12], 8 * 256);
 	EXPECT_LE(v[12], 8 * 512);
+	/*
+	 * The cold half's page tables were not walked in the windows: each
+	 * count walk read no PTE of those 8 regions (x86 marks tables
+	 * accessed), and the hot half's were read.
+	 */
+	EXPECT_GE(v[13], 8 * (v[16] - 1));
+	EXPECT_LE(v[13], 2 * 8 * v[16]);
 	toucher_stop(&t);
 
 	/* A process without THP, and the policy shown as it is. */

@@ -334,21 +334,24 @@ struct map_walk {
 };
 
 static void map_clear_region(struct vm_area_struct *vma, unsigned long addr,
-			     void *unused)
+			     void *arg)
 {
-	hawkeye_young_ptes(vma, addr, NULL);
+	struct hawkeye_mm *hm = arg;
+
+	hawkeye_young_ptes(vma, addr, NULL, &hm->map.skipped);
 }
 
 /*
  * Open a sample window on @hm: clear the accessed bits of its eligible
  * regions, and flush its TLB entries so that the next access sets them.
- * The flush is needed even where no bit was set: the last count cleared
- * bits without one, and a cached translation would not set them again.
+ * The flush is needed even where no bit was set: a count where secondary
+ * MMUs are registered clears bits without one, and a cached translation
+ * would not set them again.
  */
 static void promote_clear_mm(struct hawkeye_mm *hm)
 {
 	long seen = hawkeye_walk_mm(hm->mm, PROMOTE_CHUNK, map_clear_region,
-				    NULL);
+				    hm);
 
 	if (seen < 0)
 		return;
@@ -366,7 +369,7 @@ static void map_count_region(struct vm_area_struct *vma, unsigned long addr,
 	struct map_walk *w = arg;
 	struct hawkeye_mm *hm = w->hm;
 	DECLARE_BITMAP(young, HPAGE_PMD_NR);
-	int coverage = hawkeye_young_ptes(vma, addr, young);
+	int coverage = hawkeye_young_ptes(vma, addr, young, &hm->map.skipped);
 	struct hawkeye_region *r;
 	unsigned int ema, best;
 	bool fresh;
@@ -647,6 +650,7 @@ static void map_set_measured(struct hawkeye_mm *hm, int overhead)
 void hawkeye_access_map_show(struct seq_file *m, struct hawkeye_mm *hm)
 {
 	unsigned long nr[HAWKEYE_NR_BUCKETS] = {}, regions = 0, overhead = 0;
+	unsigned long skipped = 0;
 	unsigned long best[HPAGE_PMD_ORDER + 1] = {};
 	int b, measured = -1;
 
@@ -657,12 +661,14 @@ void hawkeye_access_map_show(struct seq_file *m, struct hawkeye_mm *hm)
 		regions = hm->map.nr_regions;
 		overhead = hm->map.overhead;
 		mutex_unlock(&hm->lock);
+		skipped = READ_ONCE(hm->map.skipped);
 		measured = promote_measured(hm);
 	}
 	seq_printf(m, "regions %lu\n", regions);
 	for (b = 0; b < HAWKEYE_NR_BUCKETS; b++)
 		seq_printf(m, "bucket%d %lu\n", b, nr[b]);
 	seq_printf(m, "overhead %lu\n", overhead);
+	seq_printf(m, "skipped_cold %lu\n", skipped);
 	seq_puts(m, "best_size");
 	for (b = HPAGE_PMD_ORDER; b >= 0; b--)
 		if (best[b])

@@ -7,6 +7,7 @@
 #include <linux/huge_mm.h>
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
+#include <linux/mm_inline.h>
 #include <linux/mmu_notifier.h>
 #include <linux/oom.h>
 #include <linux/pagewalk.h>
@@ -137,44 +138,86 @@ static bool secondary_young(struct mm_struct *mm, unsigned long start,
 }
 
 /**
- * hawkeye_young_ptes() - test and clear the accessed bits of a 2 MB region
+ * hawkeye_young_ptes() - the accessed bits of a 2 MB region
  * @vma: the VMA, under mmap_lock
  * @addr: the region's start
+ * @young: NULL when a sample window opens; else the window closes, see below
+ * @skipped: counts the calls that read no PTE (see below)
  *
- * The bits of the base pages mapped there, secondary MMUs' included; the
- * access is kept for reclaim and idle page tracking. Secondary MMUs (KVM)
- * are asked once for the whole range, not once per page (512 calls into
- * KVM, each taking its MMU lock): an access they saw anywhere in it counts
- * for every present page.
+ * A window opens (@young NULL): the accessed bits of the base pages mapped
+ * there are tested and cleared, secondary MMUs' included, and the access
+ * is kept for reclaim and idle page tracking; the caller flushes the TLB
+ * after. Secondary MMUs (KVM) are asked once for the whole range, not once
+ * per page (512 calls into KVM, each taking its MMU lock): an access they
+ * saw anywhere in it counts for every present page.
+ *
+ * A window closes: the bits are only read. They stay set for reclaim and
+ * idle page tracking to find, and the next window's opening clears them,
+ * so a hot page costs one locked write per pass, not two. Where secondary
+ * MMUs are registered they are tested and cleared as at an opening: only
+ * a clear asks them for a range at once.
+ *
+ * When a window opens the page table's own accessed bit is cleared too.
+ * Where the CPU sets that bit when it walks the table (x86), a region
+ * whose table is still old was not accessed since: its PTEs are not read
+ * at all (counted in @skipped), which makes a pass over cold memory cost a
+ * PMD per 2 MB. Not with secondary MMUs, whose accesses the CPU's tables
+ * do not show, nor with MGLRU, which clears these bits and leaves the
+ * PTEs'. A PTE made young by the kernel alone (get_user_pages() filling a
+ * table that exists) can so stay set for a window longer than it would.
  *
  * Return: how many were set, or -1 if the range is not mapped by a page
  * table (not populated, or huge). @young, if not NULL, gets a bit set for
  * each of the HPAGE_PMD_NR pages that was (and no other).
  */
 int hawkeye_young_ptes(struct vm_area_struct *vma, unsigned long addr,
-		       unsigned long *young)
+		       unsigned long *young, unsigned long *skipped)
 {
 	struct mm_struct *mm = vma->vm_mm;
 	pmd_t *pmd = mm_find_pmd(mm, addr);
+	bool notifiers = mm_has_notifiers(mm);
+	bool clear = !young || notifiers;
+	bool secondary = false, table_young;
 	int i, nr = 0;
-	bool secondary;
 	spinlock_t *ptl;
 	pte_t *pte;
 
 	if (!pmd)
 		return -1;
+	if (young)
+		bitmap_zero(young, HPAGE_PMD_NR);
+	table_young = arch_has_hw_nonleaf_pmd_young() && !lru_gen_enabled() &&
+		      !notifiers;
+	if (table_young) {
+		pmd_t pmdval = pmdp_get_lockless(pmd);
+
+		if (pmd_present(pmdval) && !pmd_leaf(pmdval) && !pmd_young(pmdval)) {
+			WRITE_ONCE(*skipped, *skipped + 1);	/* one writer */
+			return 0;
+		}
+	}
 	pte = pte_offset_map_lock(mm, pmd, addr, &ptl);
 	if (!pte)
 		return -1;
-	secondary = secondary_young(mm, addr, addr + HPAGE_PMD_SIZE);
-	if (young)
-		bitmap_zero(young, HPAGE_PMD_NR);
+	/* Before the PTEs: an access while they are cleared sets it again. */
+	if (table_young && !young)
+		pmdp_test_and_clear_young(vma, addr, pmd);
+	if (clear)
+		secondary = secondary_young(mm, addr, addr + HPAGE_PMD_SIZE);
 	for (i = 0; i < HPAGE_PMD_NR; i++, addr += PAGE_SIZE) {
 		pte_t ptent = ptep_get(pte + i);
 		struct folio *folio;
 
-		if (!pte_present(ptent) ||
-		    (!ptep_test_and_clear_young(vma, addr, pte + i) && !secondary))
+		if (!pte_present(ptent))
+			continue;
+		if (!clear) {
+			if (pte_young(ptent)) {
+				nr++;
+				__set_bit(i, young);
+			}
+			continue;
+		}
+		if (!ptep_test_and_clear_young(vma, addr, pte + i) && !secondary)
 			continue;
 		nr++;
 		if (young)

@@ -37,7 +37,7 @@ int hawkeye_grab_user_mms(struct mm_struct ***out, int flag);
 int hawkeye_dedup_mms(struct mm_struct **mms, int nr);
 bool hawkeye_mm_get(struct mm_struct *mm);
 int hawkeye_young_ptes(struct vm_area_struct *vma, unsigned long addr,
-		       unsigned long *young);
+		       unsigned long *young, unsigned long *skipped);
 
 /* THPs of a process and how many of them were accessed. */
 struct hawkeye_thp_count {
@@ -117,12 +117,17 @@ HAWKEYE_BOOT_PARAM(param, param##_switch)
 /*
  * HawkEye tested and cleared an accessed bit that was set: keep the access
  * for reclaim (young) and for idle page tracking (not idle), as if they
- * had seen the bit themselves.
+ * had seen the bit themselves. Tested first: a sample pass finds most
+ * folios already so, and a locked write per page per pass is most of the
+ * pass's cost. A reclaim or idle-page write racing with the test is as if
+ * it had come just after the access.
  */
 static inline void hawkeye_keep_access(struct folio *folio)
 {
-	folio_set_young(folio);
-	folio_clear_idle(folio);
+	if (!folio_test_young(folio))
+		folio_set_young(folio);
+	if (folio_test_idle(folio))
+		folio_clear_idle(folio);
 }
 
 /*
@@ -272,6 +277,7 @@ struct hawkeye_access_map {
 	unsigned long nr[HAWKEYE_NR_BUCKETS];	/* the smaller ones counted too */
 	unsigned long nr_regions;
 	unsigned long overhead;		/* sum of the regions' ema */
+	unsigned long skipped;		/* region walks that read no PTE */
 	/* Regions by their best page order at the last sample. */
 	unsigned long nr_best[HPAGE_PMD_ORDER + 1];
 	int measured;			/* MMU overhead, 1/100 %; -1: none */

@@ -578,27 +578,39 @@ static const struct mmu_notifier_ops promote_test_mmu_ops = {
 	.clear_young = promote_test_clear_young,
 };
 
-static int promote_test_young(unsigned long addr)
+/*
+ * A window opened on @addr's region as promote_clear_mm() opens one, or
+ * closed (@young not NULL) as promote_count_mm() closes one.
+ */
+static int promote_test_young(unsigned long addr, unsigned long *young,
+			      unsigned long *skipped)
 {
 	struct vm_area_struct *vma;
-	int young = -1;
+	int nr = -1;
 
 	mmap_read_lock(current->mm);
 	vma = vma_lookup(current->mm, addr);
 	if (vma)
-		young = hawkeye_young_ptes(vma, addr, NULL);
+		nr = hawkeye_young_ptes(vma, addr, young, skipped);
 	mmap_read_unlock(current->mm);
-	return young;
+	if (!young)
+		flush_tlb_mm(current->mm);
+	return nr;
 }
 
 /*
- * Coverage counts the pages accessed, once; a secondary MMU is asked once
+ * Coverage counts the pages accessed, once: an opening clears the bits, a
+ * closing reads them and leaves them for reclaim. A region whose page
+ * table was not accessed since is skipped where the CPU marks tables
+ * accessed, and one access is seen again. A secondary MMU is asked once
  * per 2 MB region (review finding C3), and its access counts for all.
  */
 static void promote_test_young_ptes(struct kunit *test)
 {
 	struct promote_test_mmu t = { .mn.ops = &promote_test_mmu_ops };
-	unsigned long uaddr, addr, i;
+	unsigned long uaddr, addr, i, skipped = 0;
+	unsigned long hw = arch_has_hw_nonleaf_pmd_young() && !lru_gen_enabled();
+	DECLARE_BITMAP(young, HPAGE_PMD_NR);
 
 	uaddr = kunit_vm_mmap(test, NULL, 0, 2 * HPAGE_PMD_SIZE, PROT_READ | PROT_WRITE,
 			      MAP_PRIVATE | MAP_ANONYMOUS, 0);
@@ -608,13 +620,30 @@ static void promote_test_young_ptes(struct kunit *test)
 	for (i = 0; i < HPAGE_PMD_NR; i++)
 		KUNIT_ASSERT_EQ(test, put_user(1, (char __user *)addr + i * PAGE_SIZE), 0);
 
-	KUNIT_EXPECT_EQ(test, promote_test_young(addr), HPAGE_PMD_NR);
-	KUNIT_EXPECT_EQ(test, promote_test_young(addr), 0);
+	KUNIT_EXPECT_EQ(test, promote_test_young(addr, NULL, &skipped), HPAGE_PMD_NR);
+	KUNIT_EXPECT_EQ(test, skipped, 0);
+	KUNIT_EXPECT_EQ(test, promote_test_young(addr, NULL, &skipped), 0);
+	KUNIT_EXPECT_EQ(test, skipped, hw);
+	KUNIT_EXPECT_EQ(test, promote_test_young(addr, young, &skipped), 0);
+	KUNIT_EXPECT_EQ(test, skipped, 2 * hw);
+
+	KUNIT_ASSERT_EQ(test, put_user(2, (char __user *)addr + 7 * PAGE_SIZE), 0);
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, promote_test_young(addr, young, &skipped), 1);
+		KUNIT_EXPECT_EQ(test, find_first_bit(young, HPAGE_PMD_NR), 7);
+		KUNIT_EXPECT_EQ(test, bitmap_weight(young, HPAGE_PMD_NR), 1);
+	}
+	KUNIT_EXPECT_EQ(test, promote_test_young(addr, NULL, &skipped), 1);
+	KUNIT_EXPECT_EQ(test, promote_test_young(addr, young, &skipped), 0);
+	KUNIT_EXPECT_EQ(test, skipped, 3 * hw);
 
 	KUNIT_ASSERT_EQ(test, mmu_notifier_register(&t.mn, current->mm), 0);
-	KUNIT_EXPECT_EQ(test, promote_test_young(addr), HPAGE_PMD_NR);
+	KUNIT_EXPECT_EQ(test, promote_test_young(addr, NULL, &skipped), HPAGE_PMD_NR);
+	KUNIT_EXPECT_EQ(test, promote_test_young(addr, young, &skipped), HPAGE_PMD_NR);
+	KUNIT_EXPECT_TRUE(test, bitmap_full(young, HPAGE_PMD_NR));
 	mmu_notifier_unregister(&t.mn, current->mm);
-	KUNIT_EXPECT_EQ(test, t.calls, 1);
+	KUNIT_EXPECT_EQ(test, skipped, 3 * hw);
+	KUNIT_EXPECT_EQ(test, t.calls, 2);
 	KUNIT_EXPECT_EQ(test, t.start, addr);
 	KUNIT_EXPECT_EQ(test, t.end, addr + HPAGE_PMD_SIZE);
 }
