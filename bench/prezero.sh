@@ -10,7 +10,9 @@
 #
 #   bench/prezero.sh -o OUTFILE [-b BINDIR] [-m HEAP_MIB] [-r REPS] [-T] [-w WORKLOADS]
 # -T: Table 8 (spinup) only. -w: Table 8's workloads (default "jvm
-# hashinsert redis"; bench/demo runs the JVM alone again at a heap of 4 GiB).
+# hashinsert redis"; bench/demo runs the JVM alone again at a heap of 4 GiB,
+# with jvm16: the same JVM at a 16 MiB heap, its start-up without the heap,
+# so that the report can give the heap's pre-touch apart).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -179,6 +181,11 @@ for rep in $(seq "$reps"); do
 		if [[ " $workloads " = *" jvm "* ]] && command -v java >/dev/null; then
 			refill "$config"
 			WORKLOAD=jvm spinup "$config" java -Xms${heap}m -Xmx${heap}m \
+				-XX:+AlwaysPreTouch -XX:+UseSerialGC -version
+		fi
+		if [[ " $workloads " = *" jvm16 "* ]] && command -v java >/dev/null; then
+			refill "$config"
+			WORKLOAD=jvm16 spinup "$config" java -Xms16m -Xmx16m \
 				-XX:+AlwaysPreTouch -XX:+UseSerialGC -version
 		fi
 		if [[ " $workloads " = *" hashinsert "* ]]; then

@@ -45,8 +45,10 @@ def section_prezero(z, big, rd):
     ours = dict((z or {}).get("spinup", {}))
     heap = ((z or {}).get("env") or {}).get("heap_mib")
     big_heap = ((big or {}).get("env") or {}).get("heap_mib")
+    start_alone = "jvm, 16 MiB heap (start-up alone)"
+    pretouch = f"jvm pre-touch, {big_heap} MiB heap (less the start-up)"
     for w, d in (big or {}).get("spinup", {}).items():
-        ours[f"{w}, {big_heap} MiB heap"] = d
+        ours[{"jvm16": start_alone, "jvm-pretouch": pretouch}.get(w, f"{w}, {big_heap} MiB heap")] = d
     names = {
         "jvm": "jvm",
         "hashinsert": "sparsehash",
@@ -100,7 +102,7 @@ def section_prezero(z, big, rd):
         "",
     ]
     for w, d in ours.items():
-        if d.get("speedup") is None:
+        if d.get("speedup") is None or w == start_alone:
             continue
         lo, hi = d.get("speedup_range") or (d["speedup"], d["speedup"])
         claims.append((f"our goal (issue 19): {w}, HawkEye-2MB at least as fast as Linux-2MB (Table 8)",
@@ -118,7 +120,7 @@ def section_prezero(z, big, rd):
         )
     )
     for w, d in ours.items():
-        if w.startswith("jvm,"):
+        if w.startswith(("jvm,", "jvm pre-touch,")) and w != start_alone:
             lo, hi = d.get("speedup_range") or (None, None)
             claims.append((f"our goal (issue 19): {w}, spin-up with pre-zeroing at least 5x faster (Table 8)",
                            "13.6x", fx_spread(d.get("speedup"), lo, hi),

@@ -58,3 +58,19 @@ def test_redis_is_requests_per_second_higher_is_better():
     assert r["speedup"] == 2.0
     assert s["spinup"]["jvm"]["unit"] == "s"
     assert s["thread_cpu"][0]["threads"]["hawkeye_zerod"] == 1.5
+
+
+def test_jvm_pretouch_is_each_round_less_its_start_up():
+    lines = LINES + [
+        '{"type": "spinup", "workload": "jvm16", "label": "Linux-2MB", "seconds": 1.0}',
+        '{"type": "spinup", "workload": "jvm16", "label": "Linux-2MB", "seconds": 1.5}',
+        '{"type": "spinup", "workload": "jvm16", "label": "HawkEye-2MB", "seconds": 1.5}',
+        '{"type": "spinup", "workload": "jvm16", "label": "HawkEye-2MB", "seconds": 1.0}',
+    ]
+    s = report.summarize(report.read(lines))
+    p = s["spinup"]["jvm-pretouch"]
+    # Round 1: (6 - 1) / (2.5 - 1.5) = 5; round 2: (4 - 1.5) / (2 - 1) = 2.5.
+    assert p["seconds"] == {"Linux-2MB": [5.0, 2.5], "HawkEye-2MB": [1.0, 1.0]}
+    assert p["speedup"] == 3.75 and p["speedup_range"] == [2.5, 5.0]
+    assert s["spinup"]["jvm"]["speedup"] == 2.2     # the whole run, as before
+    assert "jvm-pretouch" not in report.summarize(report.read(LINES))["spinup"]
