@@ -2,7 +2,8 @@
 # HawkEye's costs as memory grows (issue 19; issue 5's sampling cost is its
 # first point). For each total working set (GiB) and number of processes,
 # the processes (bench/sampling.c, each GIB/N of it) fault their share as
-# base pages and keep writing random pages, under every mechanism at its
+# base pages and keep writing random pages (of the first HOT percent of
+# it: 100, all of it, is the worst case), under every mechanism at its
 # defaults (pre-zeroing, bloat recovery, hawkeye-g with the default scan
 # period and sample window), promotion held off (promote/sleep_ms 1 h) so
 # that the whole working set stays sampled: the worst case. Measured over
@@ -18,18 +19,18 @@
 #     48-byte kmalloc-64 object; an xarray node of 64 slots is 576 bytes).
 # Run INSIDE the guest as root; one JSON line per point to OUTFILE.
 #   bench/sampling.sh [-o OUTFILE] [-b BINDIR] [-g "GIB..."] [-n "PROCS..."]
-#                     [-p PASSES] [-m MIB]
+#                     [-p PASSES] [-m MIB] [-w "HOT..."]
 # -m MIB: a single point of MIB MiB and one process (the issue 5 run).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=results/raw/sampling.jsonl bindir=$here/../build/bench
-sizes="1 4 16" procs="1 8 64" passes=2 mib=
+sizes="1 4 16" procs="1 8 64" passes=2 mib= hots=100
 usage() {
-	echo "usage: $0 [-o OUTFILE] [-b BINDIR] [-g \"GIB...\"] [-n \"PROCS...\"] [-p PASSES] [-m MIB]" >&2
+	echo "usage: $0 [-o OUTFILE] [-b BINDIR] [-g \"GIB...\"] [-n \"PROCS...\"] [-p PASSES] [-m MIB] [-w \"HOT...\"]" >&2
 	exit 2
 }
 . "$here/lib.sh"
-options usage o:out b:bindir g:sizes n:procs p:passes m:mib -- "$@"
+options usage o:out b:bindir g:sizes n:procs p:passes m:mib w:hots -- "$@"
 P=/sys/kernel/mm/hawkeye/promote
 T=/sys/kernel/tracing
 [ -d $P ] || { echo "sampling.sh: this kernel has no HawkEye promotion" >&2; exit 1; }
@@ -93,14 +94,16 @@ fifo=/tmp/sampling.fifo
 
 points=()
 if [ -n "$mib" ]; then
-	points=("$mib 1")
+	points=("$mib 1 100")
 else
-	for g in $sizes; do for n in $procs; do points+=("$((g * 1024)) $n"); done; done
+	for w in $hots; do for g in $sizes; do for n in $procs; do
+		points+=("$((g * 1024)) $n $w")
+	done; done; done
 fi
 for pt in "${points[@]}"; do
 	set -- $pt
-	total=$1 nproc=$2 each=$(($1 / $2))
-	echo "sampling.sh: $total MiB in $nproc processes of $each MiB" >&2
+	total=$1 nproc=$2 each=$(($1 / $2)) hot=$3
+	echo "sampling.sh: $total MiB in $nproc processes of $each MiB, $hot % hot" >&2
 	# The pool refilled after the last point's memory came back.
 	z=$(zerod_ticks) z0=-1
 	while [ "$z" != "$z0" ]; do z0=$z; sleep 2
@@ -109,7 +112,7 @@ for pt in "${points[@]}"; do
 	exec 3<>$fifo
 	pids=()
 	for ((i = 0; i < nproc; i++)); do
-		nice -n 10 "$bindir/sampling" "$each" 100000 >&3 &	# back to nice 0
+		nice -n 10 "$bindir/sampling" "$each" 100000 "$hot" >&3 &	# back to nice 0
 		pids+=($!)
 	done
 	for ((i = 0; i < nproc; i++)); do read -r _ <&3; done
@@ -170,7 +173,7 @@ p99 = us[min(len(us) - 1, int(0.99 * len(us)))] if us else None
 cpu = threads.get("hawkeye_promoted", 0.0)
 print(json.dumps({
     "type": "sampling", $(env_json),
-    "working_set_mib": $total, "processes": $nproc, "seconds": round(secs, 1),
+    "working_set_mib": $total, "processes": $nproc, "hot_pct": $hot, "seconds": round(secs, 1),
     "scan_period_ms": $(cat $P/scan_period_ms), "sample_window_ms": $(cat $P/sample_window_ms),
     "passes": $passes, "regions": $regions, "regions_sampled": $((s1 - s0)),
     "rss_kb": $rss, "huge_kb_at_end": $huge,

@@ -3,14 +3,18 @@
 
   bench/sampling_report.py [INPUT.jsonl] [-o results/sampling.json] [--plot results/sampling.png]
 
-Per point (working set, processes): each thread's CPU share, the
-promotion thread's CPU per pass, per GiB and per process, its mmap_lock
-holds and walks, the access_maps' memory. Then the curve's shape, against
-issue 19's goals: the promotion thread under 1 % of one CPU at 16 GiB
-(default periods), no super-linear term (CPU per GiB and per pass at the
-largest working set within 1.25x of the smallest, for each process count),
-lock holds bounded (p99 at the largest working set within 2x of the
-smallest).
+Per point (working set, processes, hot percent): each thread's CPU share,
+the promotion thread's CPU per pass, per GiB and per process, its
+mmap_lock holds and walks, the access_maps' memory. Then the curve's
+shape, against issue 19's goals: the promotion thread under 1 % of one CPU
+at 16 GiB (default periods), no super-linear term (CPU per GiB and per
+pass at the largest working set within 1.25x of the smallest, for each
+process count), lock holds bounded (p99 at the largest working set within
+2x of the smallest). The shape and the goals are those of the worst case,
+the whole working set hot; the 1 % goal is also given for the points with
+part of it hot, and for the worst case on hardware, estimated: divided by
+how much slower TCG runs the pass's inner loop than the host
+(bench/pteloop's lines, "where" host and guest).
 """
 import os
 import statistics
@@ -33,7 +37,8 @@ def summarize(lines):
         cpu = d["thread_cpu_s"]
         walks = d.get("walks_s") or []
         pts.append({
-            "gib": gib, "processes": d["processes"], "seconds": d["seconds"],
+            "gib": gib, "processes": d["processes"], "hot_pct": d.get("hot_pct", 100),
+            "seconds": d["seconds"],
             "passes": d["passes"], "regions": d["regions"],
             "regions_per_pass": ratio(d["regions_sampled"], d["passes"]),
             "pct_of_one_cpu": d["pct_of_one_cpu"],
@@ -50,11 +55,12 @@ def summarize(lines):
             "access_map_kib": d["access_map_bytes"] / 1024,
             "access_map_bytes_per_gib": d["access_map_bytes"] / gib,
         })
-    pts.sort(key=lambda p: (p["processes"], p["gib"]))
+    pts.sort(key=lambda p: (-p["hot_pct"], p["processes"], p["gib"]))
     env = next((d for _, d in lines if d.get("type") == "sampling"), {})
+    worst = [p for p in pts if p["hot_pct"] == 100]
     shape = {}
-    for n in sorted({p["processes"] for p in pts}):
-        row = [p for p in pts if p["processes"] == n]
+    for n in sorted({p["processes"] for p in worst}):
+        row = [p for p in worst if p["processes"] == n]
         lo, hi = row[0], row[-1]
         if lo["gib"] == hi["gib"]:
             continue
@@ -64,10 +70,14 @@ def summarize(lines):
             "hold_p99_ratio": ratio(hi["lock_hold_p99_us"], lo["lock_hold_p99_us"]),
         }
     top = max((p["gib"] for p in pts), default=None)
-    worst_top = max((p["pct_of_one_cpu"] for p in pts if p["gib"] == top), default=None)
+
+    def pct_at_top(row):
+        ours = max((p["pct_of_one_cpu"] for p in row if p["gib"] == top), default=None)
+        return {"gib": top, "ours": ours, "goal": GOAL_PCT,
+                "met": ours is not None and ours <= GOAL_PCT}
+
     goals = {
-        "pct_at_largest": {"gib": top, "ours": worst_top, "goal": GOAL_PCT,
-                           "met": worst_top is not None and worst_top <= GOAL_PCT},
+        "pct_at_largest": pct_at_top(worst),
         "linear": {"ours": max((s["per_gib_ratio"] or 0 for s in shape.values()), default=None),
                    "goal": GOAL_LINEAR},
         "holds_bounded": {"ours": max((s["hold_p99_ratio"] or 0 for s in shape.values()), default=None),
@@ -75,17 +85,33 @@ def summarize(lines):
     }
     for k in ("linear", "holds_bounded"):
         goals[k]["met"] = goals[k]["ours"] is not None and goals[k]["ours"] <= goals[k]["goal"]
+    for h in sorted({p["hot_pct"] for p in pts} - {100}, reverse=True):
+        goals[f"pct_at_largest_{h}_pct_hot"] = dict(
+            pct_at_top([p for p in pts if p["hot_pct"] == h]), hot_pct=h)
+    # bench/pteloop: the pass's inner loop on the host and under TCG.
+    loops = {d.get("where"): d for _, d in lines if d.get("type") == "pteloop"}
+    tcg = None
+    if {"host", "guest"} <= loops.keys():
+        ns = {w: loops[w]["open_ns_per_entry"] + loops[w]["count_ns_per_entry"]
+              for w in ("host", "guest")}
+        tcg = {"host_ns_per_entry": ns["host"], "guest_ns_per_entry": ns["guest"],
+               "factor": ratio(ns["guest"], ns["host"])}
+        ours = goals["pct_at_largest"]["ours"]
+        est = ours / tcg["factor"] if ours is not None and tcg["factor"] else None
+        goals["pct_at_largest_native_estimate"] = {
+            "gib": top, "ours": est, "goal": GOAL_PCT, "met": est is not None and est <= GOAL_PCT,
+            "tcg_factor": tcg["factor"]}
     return {"environment": {k: env.get(k) for k in ("kernel", "flavour", "scan_period_ms",
                                                     "sample_window_ms")},
-            "points": pts, "shape": shape, "goals": goals}
+            "points": pts, "shape": shape, "goals": goals, "tcg": tcg}
 
 
 def format_text(s):
     out = ["HawkEye's costs as memory grows (hawkeye_promoted: CPU, mmap_lock holds, access_maps)",
-           f"  {'GiB':>4} {'procs':>5} {'%CPU':>7} {'CPU/pass':>9} {'ms/GiB':>7} {'holds':>6} "
+           f"  {'GiB':>4} {'procs':>5} {'hot%':>4} {'%CPU':>7} {'CPU/pass':>9} {'ms/GiB':>7} {'holds':>6} "
            f"{'p99 us':>7} {'max us':>8} {'walk s':>7} {'map KiB':>8}"]
     for p in s["points"]:
-        out.append(f"  {p['gib']:4.0f} {p['processes']:5d} {p['pct_of_one_cpu']:7.3f} "
+        out.append(f"  {p['gib']:4.0f} {p['processes']:5d} {p['hot_pct']:4d} {p['pct_of_one_cpu']:7.3f} "
                    f"{p['cpu_per_pass_s']:9.3f} {p['cpu_per_pass_per_gib_ms']:7.1f} {p['lock_holds']:6d} "
                    f"{p['lock_hold_p99_us'] or 0:7.0f} {p['lock_hold_max_us'] or 0:8.0f} "
                    f"{p['walk_median_s'] or 0:7.2f} {p['access_map_kib']:8.0f}")
@@ -100,10 +126,14 @@ def plot(s, path):
     import matplotlib.pyplot as plt
 
     fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4))
+    for h in sorted({p["hot_pct"] for p in s["points"]}, reverse=True):
+        for n in sorted({p["processes"] for p in s["points"] if p["hot_pct"] == h}):
+            row = [p for p in s["points"] if p["processes"] == n and p["hot_pct"] == h]
+            a.plot([p["gib"] for p in row], [p["pct_of_one_cpu"] for p in row],
+                   "o-" if h == 100 else "s--", label=f"{n} processes, {h} % hot")
     for n in sorted({p["processes"] for p in s["points"]}):
-        row = [p for p in s["points"] if p["processes"] == n]
+        row = [p for p in s["points"] if p["processes"] == n and p["hot_pct"] == 100]
         x = [p["gib"] for p in row]
-        a.plot(x, [p["pct_of_one_cpu"] for p in row], "o-", label=f"{n} processes")
         b.plot(x, [p["lock_hold_p99_us"] for p in row], "o-", label=f"{n} processes, p99")
         b.plot(x, [p["lock_hold_max_us"] for p in row], "x:", label=f"{n} processes, max")
     a.axhline(GOAL_PCT, color="grey", lw=0.8, ls="--", label="goal")

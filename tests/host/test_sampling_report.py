@@ -58,3 +58,27 @@ def test_the_issue_5_line_without_processes_is_ignored():
     s = summarize([old, point(1, 1, 0.2, 50, 90)])
     assert len(s["points"]) == 1 and s["shape"] == {}
     assert s["goals"]["linear"]["ours"] is None and not s["goals"]["linear"]["met"]
+
+
+def test_partly_hot_points_have_their_own_goal_and_leave_the_shape_alone():
+    hot = [point(1, 1, 0.2, 50, 90), point(16, 1, 3.3, 55, 120)]
+    part = dict(point(16, 1, 0.31, 50, 100), hot_pct=10)
+    s = summarize(hot + [part])
+    assert [(p["gib"], p["hot_pct"]) for p in s["points"]] == [(1, 100), (16, 100), (16, 10)]
+    assert round(s["shape"]["1"]["per_gib_ratio"], 3) == round(3.3 / 16 / 0.2, 3)
+    g = s["goals"]
+    assert not g["pct_at_largest"]["met"]       # all of it hot: 5.3 %
+    assert g["pct_at_largest_10_pct_hot"] == {"gib": 16, "ours": 0.5, "goal": 1.0, "met": True,
+                                              "hot_pct": 10}
+    assert "goal pct_at_largest_10_pct_hot: ours 0.5, goal 1.0: met" in report.format_text(s)
+
+
+def test_the_hardware_estimate_divides_by_the_inner_loops_tcg_factor():
+    loops = [{"type": "pteloop", "where": "host", "open_ns_per_entry": 10.0, "count_ns_per_entry": 2.0},
+             {"type": "pteloop", "where": "guest", "open_ns_per_entry": 80.0, "count_ns_per_entry": 40.0}]
+    s = summarize(loops + [point(1, 1, 0.2, 50, 90), point(16, 1, 1.24, 55, 120)])
+    assert s["tcg"]["factor"] == 10.0
+    e = s["goals"]["pct_at_largest_native_estimate"]
+    assert e["ours"] == 0.2 and e["met"] and e["tcg_factor"] == 10.0    # 2 % under TCG
+    assert not s["goals"]["pct_at_largest"]["met"]
+    assert "pct_at_largest_native_estimate" not in summarize(loops[:1] + [point(16, 1, 1.24, 55, 120)])["goals"]
