@@ -410,3 +410,19 @@ def test_table1_verdicts_follow_the_spread_and_quick_is_compared(tmp_path):
     assert "| avg fault latency, Linux-2MB / HawkEye-2MB | 38.89x (29.2-70x) | 100.00x (96.8-103x) | no |" in text
     assert "| page faults, Linux-4KB / Linux-2MB | 512.00x | 512.00x | yes |" in text
     assert report.verdict_counts(claims)["within noise"] == 1
+
+
+def test_jvm_pretouch_row_stands_for_the_papers_jvm_and_start_up_alone_for_nothing(tmp_path):
+    def w(lin, hk):
+        return {"unit": "s", "median": {"Linux-2MB": lin, "HawkEye-2MB": hk},
+                "speedup": lin / hk, "speedup_range": [lin / hk, lin / hk]}
+
+    big = {"env": {"kernel": "k", "heap_mib": 4096},
+           "spinup": {"jvm": w(7.0, 1.5), "jvm16": w(1.0, 1.0), "jvm-pretouch": w(6.0, 0.5)}}
+    (tmp_path / "prezero-bigheap.json").write_text(json.dumps(big))
+    report.main(["--results", str(tmp_path), "-o", str(tmp_path / "R.md")])
+    text = (tmp_path / "R.md").read_text()
+    assert "| jvm, 16 MiB heap (start-up alone) (s) | - | 1.00 | - | - | 1.00 | 1.00x | - | - |" in text
+    assert "| jvm pre-touch, 4096 MiB heap (less the start-up) (paper: jvm) (s) |" in text
+    assert "12.00x | 13.58x | matches |" in text
+    assert "jvm pre-touch, 4096 MiB heap (less the start-up), spin-up with pre-zeroing at least 5x faster" in text
