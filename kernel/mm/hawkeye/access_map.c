@@ -163,16 +163,26 @@ static void map_clear(struct hawkeye_mm *hm)
 		map_remove(hm, r);
 }
 
-/* Point each process's @pos at the head of each of its buckets. */
+/*
+ * Point each process's @pos at the head of each of its buckets; a fresh
+ * process's bucket 0 at its end. Its windows come back to back and may
+ * start before its work does (a process that waits for input after its
+ * start): promoting a region it was not seen using is a guess, which
+ * spends the budget that its hot regions need a window later. Bucket 0
+ * waits until the process is no longer fresh.
+ */
 static void promote_pos_init(struct hawkeye_mm **hms, unsigned int nr,
 			     struct list_head *(*pos)[HAWKEYE_NR_BUCKETS])
 {
 	unsigned int i;
 	int b;
 
-	for (i = 0; i < nr; i++)
+	for (i = 0; i < nr; i++) {
 		for (b = 0; b < HAWKEYE_NR_BUCKETS; b++)
 			pos[i][b] = hms[i]->map.buckets[b].next;
+		if (hawkeye_promote_fresh(hms[i]))
+			pos[i][0] = &hms[i]->map.buckets[0];
+	}
 }
 
 /* The highest bucket of a process with a region left at @pos; -1: none. */

@@ -394,6 +394,7 @@ int hawkeye_promote_set_measured(pid_t pid, int overhead);
 /* promote.c */
 const struct hawkeye_policy_ops *hawkeye_promote_policy(void);
 void hawkeye_promote_registered(struct hawkeye_mm *hm);
+bool hawkeye_promote_fresh(struct hawkeye_mm *hm);
 int hawkeye_promote_set_policy(enum hawkeye_policy policy);
 int hawkeye_promote_parse_policy(const char *buf);
 ssize_t hawkeye_promote_show_policy(char *buf);

@@ -11,7 +11,8 @@
  * sleep_ms it asks the policy to promote up to `batch` regions. For its
  * first fresh_ms a newly registered process is sampled in windows back to
  * back, alone, between those passes: its hot regions are known within a
- * window or two of its start, not a scan period.
+ * window or two of its start, not a scan period. Until then its regions
+ * of the lowest coverage wait (access_map.c).
  *
  * Under linux, khugepaged's hawkeye_promote_enter() and _exit() of each
  * process return after a load or two and register nothing. Only the
@@ -101,10 +102,18 @@ void hawkeye_promote_registered(struct hawkeye_mm *hm)
 		WRITE_ONCE(promote_fresh_until, jiffies + msecs_to_jiffies(fresh));
 }
 
-static bool promote_fresh(struct hawkeye_mm *hm)
+/**
+ * hawkeye_promote_fresh() - is a process still in its first fresh_ms?
+ * @hm: its record
+ *
+ * Return: true while it is sampled window after window (fresh_ms not 0).
+ */
+bool hawkeye_promote_fresh(struct hawkeye_mm *hm)
 {
-	return time_before(jiffies, hm->registered +
-			   msecs_to_jiffies(READ_ONCE(hawkeye_promote.fresh_ms)));
+	unsigned int fresh = READ_ONCE(hawkeye_promote.fresh_ms);
+
+	return fresh &&
+	       time_before(jiffies, hm->registered + msecs_to_jiffies(fresh));
 }
 
 /*
@@ -123,7 +132,7 @@ static void promote_sample(const struct hawkeye_policy_ops *ops,
 	nr = hawkeye_mm_get_all(&hms);
 	for (i = 0; i < nr && !kthread_should_stop(); i++) {
 		if (!pass)
-			hms[i]->in_pass = full || promote_fresh(hms[i]);
+			hms[i]->in_pass = full || hawkeye_promote_fresh(hms[i]);
 		if (hms[i]->in_pass)
 			ops->sample(hms[i], pass);
 	}

@@ -247,6 +247,48 @@ static void promote_test_order_weights(struct kunit *test)
 }
 
 /*
+ * promote/fresh_ms: a fresh process's bucket 0 waits, its other buckets
+ * and a process past its fresh_ms are served as usual; with fresh_ms 0
+ * no process is fresh.
+ */
+static void promote_test_order_fresh(struct kunit *test)
+{
+	unsigned int fresh_ms = hawkeye_promote.fresh_ms;
+	struct hawkeye_rr rr = { .bucket = -1 };
+	struct hawkeye_mm *hms[2];
+	unsigned long seq[16];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		hms[i] = promote_test_mm(test, i + 1);
+		promote_test_add(test, hms[i], PT('A' + i, 1), 10);
+		promote_test_add(test, hms[i], PT('A' + i, 2), 10);
+	}
+	promote_test_add(test, hms[0], PT('A', 3), 160);
+	hawkeye_promote.fresh_ms = 10000;
+	hms[0]->registered = jiffies;
+	hms[1]->registered = jiffies - msecs_to_jiffies(10000) - 1;
+	KUNIT_EXPECT_TRUE(test, hawkeye_promote_fresh(hms[0]));
+	KUNIT_EXPECT_FALSE(test, hawkeye_promote_fresh(hms[1]));
+	/* A's bucket 3, then B's bucket 0; A's bucket 0 is not picked. */
+	KUNIT_EXPECT_EQ(test, promote_test_round(test, hms, 2, &rr, 8, seq), 3);
+	KUNIT_EXPECT_EQ(test, seq[0], PT('A', 3));
+	KUNIT_EXPECT_EQ(test, seq[1], PT('B', 1));
+	KUNIT_EXPECT_EQ(test, seq[2], PT('B', 2));
+	KUNIT_EXPECT_EQ(test, promote_test_round(test, hms, 2, &rr, 8, seq), 0);
+	KUNIT_EXPECT_EQ(test, hms[0]->map.nr[0], 2UL);
+	/* Knob at 0: nobody is fresh, A's bucket 0 goes. */
+	hawkeye_promote.fresh_ms = 0;
+	KUNIT_EXPECT_FALSE(test, hawkeye_promote_fresh(hms[0]));
+	KUNIT_EXPECT_EQ(test, promote_test_round(test, hms, 2, &rr, 8, seq), 2);
+	KUNIT_EXPECT_EQ(test, seq[0], PT('A', 1));
+	KUNIT_EXPECT_EQ(test, seq[1], PT('A', 2));
+	hawkeye_promote.fresh_ms = fresh_ms;
+	for (i = 0; i < 2; i++)
+		promote_test_free(hms[i]);
+}
+
+/*
  * promote/best_size: a region whose best size is below 2 MB leaves its
  * bucket for the smaller list, which a round does not pick from, and is
  * still counted in its bucket and best size; back at 2 MB (or with the
@@ -658,6 +700,7 @@ static struct kunit_case promote_test_cases[] = {
 	KUNIT_CASE(promote_test_order_batches),
 	KUNIT_CASE(promote_test_order_fair),
 	KUNIT_CASE(promote_test_order_weights),
+	KUNIT_CASE(promote_test_order_fresh),
 	KUNIT_CASE(promote_test_pmu_table9),
 	KUNIT_CASE(promote_test_pmu_band),
 	KUNIT_CASE(promote_test_pmu_fallback),
