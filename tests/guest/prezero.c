@@ -156,12 +156,14 @@ static long counter(const char *name)
 static void prezeroed_faults(struct __test_metadata *_metadata, const char *thp,
 			     const char *prezeroed, const char *sync, size_t len)
 {
+	const size_t churn_len = 32 * MB;
+	long pre_all = 0, syn_all = 0;
 	pid_t churn;
 	int round;
 
 	ASSERT_EQ(0, write_file(THP_SYSFS "enabled", thp));
 	ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "1"));
-	churn = start_churn(32 * MB);
+	churn = start_churn(churn_len);
 	ASSERT_LT(0, churn);
 
 	for (round = 0; round < 5; round++) {
@@ -170,11 +172,12 @@ static void prezeroed_faults(struct __test_metadata *_metadata, const char *thp,
 
 		/*
 		 * The child takes zeroed pages as fast as it can fault: it
-		 * waits while the pool fills, and competes while we fault.
+		 * waits while the pool fills (our faults and two of its
+		 * rounds), and competes while we fault.
 		 */
 		kill(churn, SIGSTOP);
 		dirty_and_free(len * 2);
-		ASSERT_TRUE(wait_zeroed(len / MB, 120)) {
+		ASSERT_TRUE(wait_zeroed((len + 2 * churn_len) / MB, 120)) {
 			TH_LOG("round %d: only %ld pages pre-zeroed", round, vmstat("nr_free_zeroed"));
 		}
 		kill(churn, SIGCONT);
@@ -187,9 +190,16 @@ static void prezeroed_faults(struct __test_metadata *_metadata, const char *thp,
 		syn = counter(sync) - sync0;
 		munmap(p, len);
 		TH_LOG("round %d: %ld faults pre-zeroed, %ld zeroed synchronously", round, pre, syn);
-		/* The churning child competes for the same zeroed pages. */
-		EXPECT_GT(pre, syn);
+		pre_all += pre;
+		syn_all += syn;
 	}
+	/*
+	 * Judged over the rounds: the pool is counted over the nodes and a
+	 * fault takes its own node's, so one round can miss it (with two
+	 * nodes, 64 THP faults of a round all zeroed synchronously while
+	 * the child's 68 took pre-zeroed memory).
+	 */
+	EXPECT_GT(pre_all, 2 * syn_all);
 	kill(churn, SIGKILL);
 	waitpid(churn, NULL, 0);
 }
