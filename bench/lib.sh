@@ -81,6 +81,8 @@ thread_ticks() {
 	done
 }
 zerod_ticks() { thread_ticks | awk '/^hawkeye_zerod/ {s += $2} END {print s + 0}'; }
+# Pages the zeroing threads zeroed since boot; nothing without HawkEye.
+prezero_pages() { awk '$1 == "hawkeye_prezero_pages" {print $2}' /proc/vmstat; }
 
 # CPU time of the memory-management threads while a benchmark runs:
 # HawkEye's (hawkeye_zerod*, hawkeye_debloatd, hawkeye_promoted) and
@@ -90,10 +92,13 @@ zerod_ticks() { thread_ticks | awk '/^hawkeye_zerod/ {s += $2} END {print s + 0}
 # it had a second before.
 #   cpu_watch_start; ...; cpu_watch_stop EXPERIMENT CONFIG >>OUTFILE
 # prints {"type": "thread_cpu", "experiment", "config", "seconds" (wall),
-# "threads": {name: CPU seconds}, "clk_tck"}.
+# "threads": {name: CPU seconds}, "clk_tck"}, and "prezero_mb", what the
+# zeroing threads zeroed meanwhile (hawkeye_prezero_pages), on a HawkEye
+# kernel.
 cpu_watch_start() {
 	cpu_watch_file=$(mktemp /tmp/cpu_watch.XXXXXX)
 	cpu_watch_t0=$(date +%s.%N)
+	cpu_watch_z0=$(prezero_pages)
 	(
 		declare -A first last name
 		snap() {
@@ -136,13 +141,17 @@ cpu_watch_stop() {
 	kill "$cpu_watch_pid" 2>/dev/null || true
 	wait "$cpu_watch_pid" 2>/dev/null || true
 	awk -v ex="$1" -v cfg="$2" -v t0="$cpu_watch_t0" -v t1="$(date +%s.%N)" \
-		-v hz="$(getconf CLK_TCK)" '
+		-v hz="$(getconf CLK_TCK)" -v z0="$cpu_watch_z0" -v z1="$(prezero_pages)" \
+		-v page="$(getconf PAGESIZE)" '
 		{ sum[$1] += $2 }
 		END {
 			printf "{\"type\": \"thread_cpu\", \"experiment\": \"%s\", \"config\": \"%s\", \"seconds\": %.1f, \"clk_tck\": %d, \"threads\": {", ex, cfg, t1 - t0, hz
 			sep = ""
 			for (n in sum) { printf "%s\"%s\": %.2f", sep, n, sum[n] / hz; sep = ", " }
-			print "}}"
+			printf "}"
+			if (z0 != "" && z1 != "")
+				printf ", \"prezero_mb\": %.1f", (z1 - z0) * page / 1048576
+			print "}"
 		}' "$cpu_watch_file"
 	rm -f "$cpu_watch_file" "$cpu_watch_file.new"
 }

@@ -44,9 +44,17 @@ def hawkeye_cpu_pct(e):
     return 100 * hk / e["seconds"] if e.get("seconds") else None
 
 
+def zeroed_per_cpu_s(e):
+    """MB the zeroing threads zeroed per second of their CPU time in a
+    thread_cpu entry; None without the figure or under 0.1 s of CPU."""
+    cpu = sum(v for n, v in (e.get("threads") or {}).items() if n.startswith("hawkeye_zerod"))
+    return e["prezero_mb"] / cpu if e.get("prezero_mb") is not None and cpu >= 0.1 else None
+
+
 def thread_cpu_lines(entries):
-    """Markdown table of THREAD_CPU entries: CPU seconds per thread and
-    HawkEye's threads' share of one CPU over the run."""
+    """Markdown table of THREAD_CPU entries: CPU seconds per thread,
+    HawkEye's threads' share of one CPU over the run and what a second of
+    the zeroing threads' CPU zeroed."""
     names = sorted({n for e in entries for n in (e.get("threads") or {})})
     rows = []
     for e in entries:
@@ -54,9 +62,11 @@ def thread_cpu_lines(entries):
         cfg = " ".join(x for x in (e.get("workload"), e.get("config")) if x)
         rows.append([e.get("experiment") or "-", cfg or "-",
                      f"{e['seconds']:.1f}" if e.get("seconds") is not None else "-"]
-                    + [fmt(th.get(n), 2) for n in names] + [fmt(hawkeye_cpu_pct(e), 2)])
+                    + [fmt(th.get(n), 2) for n in names] + [fmt(hawkeye_cpu_pct(e), 2),
+                                                            fmt(zeroed_per_cpu_s(e), 0)])
     return table(["experiment", "configuration", "wall (s)"] + [f"{n} CPU (s)" for n in names]
-                 + ["HawkEye threads, % of one CPU"], rows) + [""]
+                 + ["HawkEye threads, % of one CPU", "zeroed per zerod CPU-second (MB)"],
+                 rows) + [""]
 
 
 def section_sampling(s, cpu, rd):
@@ -148,7 +158,10 @@ def section_sampling(s, cpu, rd):
                 "/proc once a second by bench/lib.sh): HawkEye's (`hawkeye_zerod`, `hawkeye_debloatd`, "
                 "`hawkeye_promoted`, which also runs the ingens and freebsd policies) and the kernel's "
                 "(`khugepaged`, `kcompactd`). Pre-zeroing with no rate limit (Table 1, Table 8) is "
-                "the zeroing the faults would otherwise do themselves.", ""]
+                "the zeroing the faults would otherwise do themselves. Under TCG a thread is charged for the "
+                "time it is on a CPU however slowly its vCPU runs: the threads zeroed 0.2 to 2.9 GB per "
+                "CPU-second in session 28's guests; far less marks a stalled vCPU, not work "
+                "(bench/README.md, \"When zerod's CPU time is not zeroing\").", ""]
         out += thread_cpu_lines(cpu)
         worst_rated = max((hawkeye_cpu_pct(e) or 0 for e in cpu
                            if e.get("experiment") in ("bloat", "single", "fairness", "order", "pmu")),

@@ -426,3 +426,22 @@ def test_jvm_pretouch_row_stands_for_the_papers_jvm_and_start_up_alone_for_nothi
     assert "| jvm pre-touch, 4096 MiB heap (less the start-up) (paper: jvm) (s) |" in text
     assert "12.00x | 13.58x | matches |" in text
     assert "jvm pre-touch, 4096 MiB heap (less the start-up), spin-up with pre-zeroing at least 5x faster" in text
+
+
+def test_zeroing_per_cpu_second_shows_what_zerod_cpu_bought():
+    """A thread_cpu entry with prezero_mb (bench/lib.sh) gets MB zeroed per
+    second of the zeroing threads' CPU; one without, or with too little
+    CPU to divide by, gets '-'."""
+    from experiments.sampling import thread_cpu_lines, zeroed_per_cpu_s
+
+    stalled = {"experiment": "bloat", "config": "HawkEye", "seconds": 190.0,
+               "threads": {"hawkeye_zerod": 24.0, "khugepaged": 16.0}, "prezero_mb": 96.0}
+    idle = {"experiment": "bloat", "config": "HawkEye", "seconds": 160.0,
+            "threads": {"hawkeye_zerod": 0.05}, "prezero_mb": 900.0}
+    old = {"experiment": "bloat", "config": "Linux-2MB", "seconds": 140.0,
+           "threads": {"khugepaged": 6.0}}
+    assert zeroed_per_cpu_s(stalled) == 4.0
+    assert zeroed_per_cpu_s(idle) is None
+    assert zeroed_per_cpu_s(old) is None
+    rows = [r for r in thread_cpu_lines([stalled, idle, old]) if r.startswith("| bloat")]
+    assert [r.rstrip(" |").rsplit("|", 1)[1].strip() for r in rows] == ["4", "-", "-"]
