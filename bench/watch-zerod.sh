@@ -8,8 +8,8 @@
 # written once are written again (dd into a tmpfs file), each zerod
 # thread's CPU ticks and context switches (voluntary/involuntary), and the
 # pool's counters. The first time a zerod thread is charged over 80 % of
-# a CPU between two lines while the threads zeroed under 48 MB (normally
-# they zero GBs per CPU-second): its /proc stack (where it last switched
+# a CPU between two lines while the threads zeroed under 48 MB (they zeroed
+# 0.2-2.9 GB per CPU-second in other runs): its /proc stack (where it last switched
 # out) and sched stats, and five NMI backtraces of every CPU, half a
 # second apart, on the console (sysrq l; vm-run keeps the console log in
 # results/log/). No function tracer: turned on while the workload runs,
