@@ -71,24 +71,30 @@ static int mark_threads(bool on)
 }
 
 /*
- * The forking process (marked, so its forks and faults fail too): forks
- * children that touch WORK_MB and exit, keeping KEPT of them alive, until
- * SIGTERM; reports the kept children's pids on @out, then waits for SIGKILL.
+ * The forking process: maps WORK_MB for promotion, then, marked so that
+ * its forks and faults fail too, forks children that touch it and exit,
+ * keeping KEPT of them alive, for @secs; reports the kept children's pids
+ * on @out, then waits for SIGKILL. The mapping is made before the marking:
+ * a failed MADV_HUGEPAGE would leave the process, and every child, out of
+ * khugepaged and HawkEye, and the test with nothing to watch.
  */
 static void forker(int out, double secs)
 {
 	char *p = map_promotable(WORK_MB * MB);
 	pid_t kept[KEPT] = { 0 };
-	double end = now_s() + secs;
+	double end;
 	int n = 0;
 
-	while (now_s() < end) {
+	if (!p)
+		_exit(1);
+	make_it_fail(getpid(), true);
+	for (end = now_s() + secs; now_s() < end;) {
 		pid_t pid = fork();
 
 		if (pid < 0)
 			continue;	/* failed for want of memory: on */
 		if (!pid) {
-			for (size_t i = 0; p && i < WORK_MB * MB; i += PAGE_SZ)
+			for (size_t i = 0; i < WORK_MB * MB; i += PAGE_SZ)
 				p[i]++;
 			if (n % 16)
 				_exit(0);
@@ -167,10 +173,8 @@ TEST_F_TIMEOUT(faults, failing_allocations_crash_nothing_and_unregister_no_one, 
 	ASSERT_EQ(0, fault_attr("fail_page_alloc", "ignore-gfp-highmem", "N"));
 	pid = fork();
 	ASSERT_LE(0, pid);
-	if (!pid) {
-		make_it_fail(getpid(), true);
+	if (!pid)
 		forker(fds[1], secs);
-	}
 	/* The policy changes every 5 s: its thread is made anew, marked again. */
 	for (i = 0, end = now_s() + secs; now_s() < end; i++) {
 		/*
