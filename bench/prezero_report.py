@@ -7,7 +7,7 @@ import json
 import statistics
 import sys
 
-from report_io import arg_parser, merge_thread_cpu, write_json
+from report_io import arg_parser, median_and_range, merge_thread_cpu, write_json
 
 PAGE_MB = 4096 / 2**20
 
@@ -53,12 +53,12 @@ def summarize(data):
         # prezero.sh interleaves the configurations: run i of each ran in
         # round i, side by side; the speedup is the median of the rounds'.
         sps = [b / h for b, h in zip(base or [], hk or []) if b and h]
+        speedup, speedup_range = median_and_range(sps)
         spin[w] = {"unit": "requests/s" if w in higher else "s",
                    "seconds" if w not in higher else "per_s": by,
                    "mean": {label: statistics.fmean(v) for label, v in by.items()},
                    "median": {label: statistics.median(v) for label, v in by.items()},
-                   "speedup": statistics.median(sps) if sps else None,
-                   "speedup_range": [min(sps), max(sps)] if sps else None}
+                   "speedup": speedup, "speedup_range": speedup_range}
     return {"env": data["env"][0] if data["env"] else {}, "bandwidth": bw,
             "rate": rate, "spinup": spin,
             "thread_cpu": merge_thread_cpu(data.get("thread_cpu", []))}

@@ -34,6 +34,8 @@
 #   FAIR_MB=256 [64]         footprint of each fairness instance
 #   HOT=0.125                hot fraction (top of the mapping)
 #   DURATION=180 [40]        seconds of a single run
+#   ROUNDS=3 [1]             single: rounds of every workload and policy,
+#                            interleaved (round 1's runs, then round 2's)
 #   FAIR_SECONDS=120 [20]    work of a fairness instance: what the baseline
 #                            (none, single run) does in this many seconds
 #   PAGES_TO_SCAN=1024       promotion budget: khugepaged pages_to_scan; HawkEye
@@ -78,7 +80,7 @@ options usage o:out b:bindir w:workloads p:policies f:fair_workloads x:experimen
 	V=host_mode k:kernel r:resdir -- "$@"
 
 if [ -n "${QUICK:-}" ]; then
-	MB=${MB:-128} FAIR_MB=${FAIR_MB:-64} DURATION=${DURATION:-40}
+	MB=${MB:-128} FAIR_MB=${FAIR_MB:-64} DURATION=${DURATION:-40} ROUNDS=${ROUNDS:-1}
 	FAIR_SECONDS=${FAIR_SECONDS:-20} SCAN_PERIOD_MS=${SCAN_PERIOD_MS:-5000}
 	fair_workloads=${fair_workloads:-xsbench}
 	PMU_MB=${PMU_MB:-48} PMU_SECONDS=${PMU_SECONDS:-90}
@@ -87,6 +89,7 @@ fi
 ORDER_MB=${ORDER_MB:-128} ORDER_SECONDS=${ORDER_SECONDS:-90} REDIS_MB=${REDIS_MB:-96}
 REDIS_RATE=${REDIS_RATE:-1000} ORDER_POLICIES=${ORDER_POLICIES:-$policies}
 MB=${MB:-512} FAIR_MB=${FAIR_MB:-256} HOT=${HOT:-0.125} DURATION=${DURATION:-180}
+ROUNDS=${ROUNDS:-3}
 FAIR_SECONDS=${FAIR_SECONDS:-120} PAGES_TO_SCAN=${PAGES_TO_SCAN:-1024}
 SCAN_SLEEP_MS=${SCAN_SLEEP_MS:-1000} SCAN_PERIOD_MS=${SCAN_PERIOD_MS:-10000}
 SAMPLE_WINDOW_MS=${SAMPLE_WINDOW_MS:-1000} LEAVE_MB=${LEAVE_MB:-32}
@@ -119,7 +122,7 @@ if [ -n "$host_mode" ]; then
 	[ -n "$kernel" ] && vmargs+=(--kernel "$kernel")
 	start=$SECONDS
 	scripts/vm-run "${vmargs[@]}" -- env QUICK="${QUICK:-}" MB="$MB" FAIR_MB="$FAIR_MB" \
-		HOT="$HOT" DURATION="$DURATION" FAIR_SECONDS="$FAIR_SECONDS" \
+		HOT="$HOT" DURATION="$DURATION" ROUNDS="$ROUNDS" FAIR_SECONDS="$FAIR_SECONDS" \
 		PAGES_TO_SCAN="$PAGES_TO_SCAN" SCAN_SLEEP_MS="$SCAN_SLEEP_MS" \
 		SCAN_PERIOD_MS="$SCAN_PERIOD_MS" SAMPLE_WINDOW_MS="$SAMPLE_WINDOW_MS" \
 		FRESH_MS="$FRESH_MS" LEAVE_MB="$LEAVE_MB" PMU_MB="$PMU_MB" PMU_SECONDS="$PMU_SECONDS" \
@@ -420,7 +423,7 @@ redis_start() {
 	"$bindir/redisbloat" -s $REDIS_SOCK fill r "$(redis_keys)" 1000 >"$tmp/redis-fill.out"
 }
 
-run_id=0
+run_id=0 round=1
 order=''	# the order experiment: redis-first or workload-first
 # run EXPERIMENT WORKLOAD POLICY INSTANCES MB [WORKLOAD ARGS...]: one run,
 # fragmented start; appends its lines to $out. Returns 1 if the policy is
@@ -444,8 +447,8 @@ run() {
 		frag_mb=$((frag_mb + REDIS_MB * 3 / 2))
 	fi
 	echo "promotion.sh: [$run_id] $exp $w x$n, policy $policy, ${mb} MB${order:+, $order}, args: $*" >&2
-	printf '{"type": "run", "run": %d, "experiment": "%s", "workload": "%s", "policy": "%s", "instances": %d, "mb": %d, "hot_fraction": %s, "args": "%s", "order": "%s", "redis_mb": %d, "redis_rate": %d, "budget": {"pages_to_scan": %d, "scan_sleep_ms": %d, "batch": %d, "sleep_ms": %d, "scan_period_ms": %d, "sample_window_ms": %d}, "knobs": {%s}}\n' \
-		$run_id "$exp" "$w" "$policy" "$n" "$mb" "$hot" "$*" "$order" "$REDIS_MB" "$REDIS_RATE" \
+	printf '{"type": "run", "run": %d, "experiment": "%s", "workload": "%s", "policy": "%s", "round": %d, "instances": %d, "mb": %d, "hot_fraction": %s, "args": "%s", "order": "%s", "redis_mb": %d, "redis_rate": %d, "budget": {"pages_to_scan": %d, "scan_sleep_ms": %d, "batch": %d, "sleep_ms": %d, "scan_period_ms": %d, "sample_window_ms": %d}, "knobs": {%s}}\n' \
+		$run_id "$exp" "$w" "$policy" "$round" "$n" "$mb" "$hot" "$*" "$order" "$REDIS_MB" "$REDIS_RATE" \
 		"$PAGES_TO_SCAN" "$SCAN_SLEEP_MS" \
 		$((PAGES_TO_SCAN / 512)) "$SCAN_SLEEP_MS" "$SCAN_PERIOD_MS" "$SAMPLE_WINDOW_MS" \
 		"$(knobs_json)" >>"$out"
@@ -539,18 +542,23 @@ EOF
 
 mkdir -p "$(dirname "$out")"
 : >"$out"
-printf '{"type": "env", %s, "mem_total_kb": %s, "cpus": %s, "quick": "%s", "hawkeye_promote": %s, "mb": %s, "fair_mb": %s, "hot_fraction": %s, "duration": %s, "fair_seconds": %s, "leave_mb": %s}\n' \
+printf '{"type": "env", %s, "mem_total_kb": %s, "cpus": %s, "quick": "%s", "hawkeye_promote": %s, "mb": %s, "fair_mb": %s, "hot_fraction": %s, "duration": %s, "rounds": %s, "fair_seconds": %s, "leave_mb": %s}\n' \
 	"$(env_json)" "$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)" "$(nproc)" "${QUICK:-}" \
-	"$([ -e $HK/policy ] && echo true || echo false)" "$MB" "$FAIR_MB" "$HOT" "$DURATION" \
+	"$([ -e $HK/policy ] && echo true || echo false)" "$MB" "$FAIR_MB" "$HOT" "$DURATION" "$ROUNDS" \
 	"$FAIR_SECONDS" "$LEAVE_MB" >>"$out"
 
+# Interleaved rounds: a slow stretch of the host lands on every policy
+# alike, and round i of one policy pairs with round i of another.
 if [[ " $experiments " == *" single "* ]]; then
-	for w in $workloads; do
-		pols=POLICIES_$w
-		for p in ${!pols:-$policies}; do
-			run single "$w" "$p" 1 "$MB" -d "$DURATION" || true
+	for round in $(seq "$ROUNDS"); do
+		for w in $workloads; do
+			pols=POLICIES_$w
+			for p in ${!pols:-$policies}; do
+				run single "$w" "$p" 1 "$MB" -d "$DURATION" || true
+			done
 		done
 	done
+	round=1
 fi
 if [[ " $experiments " == *" fairness "* ]]; then
 	for w in $fair_workloads; do

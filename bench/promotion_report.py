@@ -27,12 +27,19 @@ from promotion_fairness import format_fairness, plot_fairness, summarize_fairnes
 from promotion_order import format_order, plot_order, summarize_order
 from promotion_pmu import format_pmu, plot_pmu, summarize_pmu
 from promotion_runs import (GOAL_COVERAGE, TCG_NOTE, ReportError, counter_for, coverage, fmt,
-                            parse_lines, policy_runs, pyplot, run_rate, runs_of, save,
-                            time_ratio)
-from report_io import arg_parser, ratio, write_json
+                            parse_lines, policy_runs, pyplot, rounds_of, run_rate, save,
+                            sorted_policies, time_ratio)
+from report_io import arg_parser, median_and_range, ratio, write_json
 
 GOAL_PROMOTIONS_PER_HOT = 1.2   # hawkeye-g: promotions / hot regions to get there
 GOAL_SPEEDUP_T90 = 5.0     # linux / hawkeye-g time to 90 %
+# A policy's figures given as their median over the rounds.
+MEDIAN_KEYS = ("speedup", "t90", "promotions_to_90", "promotions_total",
+               "promotions_per_hot_region", "time_saved_per_promotion_ms", "rate",
+               "final_coverage")
+# compare_round()'s ratios, given as median and range over the rounds.
+RATIO_KEYS = ("t90_linux_over_hawkeye_g", "promotions_per_hot_region",
+              "speedup_hawkeye_g_over_linux", "time_saved_per_promotion_hawkeye_g_over_linux")
 
 
 def time_saved(work, seconds, base_rate):
@@ -43,62 +50,93 @@ def time_saved(work, seconds, base_rate):
     return work / base_rate - seconds
 
 
-def baseline_rates(d):
-    """{workload: work per second of the single 'none' run}."""
-    rates = {}
-    for w, pol in runs_of(d, "single").items():
-        if "none" in pol:
-            insts = d["instances"].get(pol["none"], {})
-            if insts:
-                rates[w] = run_rate(next(iter(insts.values())))
-    return rates
+def baseline_rate(d, pol):
+    """Work per second of the 'none' run of POL ({policy: run id}), or None."""
+    insts = d["instances"].get(pol.get("none"), {})
+    return run_rate(next(iter(insts.values()))) if insts else None
+
+
+def summarize_round(d, pol):
+    """One round's figures per policy (POL: {policy: run id})."""
+    base = baseline_rate(d, pol)
+    out = {}
+    for p, rid, insts in policy_runs(d, pol):
+        r = insts[0]
+        saved = time_saved(r["work"], r["seconds"], base)
+        frag, rel = d["fragment"].get(rid, {}), d["release"].get(rid, {})
+        out[p] = {
+            "run": rid,
+            "counter": counter_for(d["runs"][rid]),
+            **{k: v for k, v in r.items() if k != "series"},
+            "promotions_per_hot_region": ratio(r["promotions_to_90"], r["hot_regions"]),
+            "speedup": ratio(r["rate"], base),
+            "time_saved_s": saved,
+            "time_saved_per_promotion_ms": (saved * 1000 / r["promotions_total"]
+                                            if saved is not None and r["promotions_total"]
+                                            else None),
+            "fragment": {k: frag.get(k) for k in (
+                "free_2m_blocks_before", "free_2m_blocks_after", "blocks_pinned",
+                "huge_held", "mem_free_before_kb", "mem_free_after_kb", "seconds")},
+            "free_2m_blocks_after_release": rel.get("free_2m_blocks"),
+            "series": [[p_["t"], round(coverage(p_), 4), p_["promotions"], p_["huge"]]
+                       for p_ in r["series"]],
+        }
+    return out
+
+
+def compare_round(pols):
+    """Linux against HawkEye-G in one round's figures (POLS: policy ->
+    figures): the ratios the claims are about, each None where a policy
+    did not run or a figure is missing."""
+    lin, hg = pols.get("linux"), pols.get("hawkeye-g")
+    c = {"t90_linux_over_hawkeye_g": None, "lower_bound": False,
+         "promotions_per_hot_region": (hg or {}).get("promotions_per_hot_region"),
+         "speedup_hawkeye_g_over_linux": None,
+         "time_saved_per_promotion_hawkeye_g_over_linux": None}
+    if lin and hg:
+        if hg["t90"]:
+            c["t90_linux_over_hawkeye_g"], c["lower_bound"] = time_ratio(
+                lin["t90"], lin["seconds"], hg["t90"])
+        c["speedup_hawkeye_g_over_linux"] = ratio(hg["speedup"], lin["speedup"])
+        c["time_saved_per_promotion_hawkeye_g_over_linux"] = ratio(
+            hg["time_saved_per_promotion_ms"], lin["time_saved_per_promotion_ms"])
+    return c
 
 
 def summarize_single(d):
-    """Figures per workload and policy, and the linux vs hawkeye-g comparison."""
-    rates = baseline_rates(d)
+    """Figures per workload and policy over the interleaved rounds, and the
+    Linux vs HawkEye-G comparison: each ratio paired within a round, then
+    its median and range over the rounds. A policy's figures are its
+    medians, with every round's value under "rounds"; its series (the
+    plot) is that of the round whose t90 ratio is the median."""
     out = {}
-    for w, pol in runs_of(d, "single").items():
-        wres = {"policies": {}}
-        for p, rid, insts in policy_runs(d, pol):
-            r = insts[0]
-            saved = time_saved(r["work"], r["seconds"], rates.get(w))
-            frag, rel = d["fragment"].get(rid, {}), d["release"].get(rid, {})
-            wres["policies"][p] = {
-                "run": rid,
-                "counter": counter_for(d["runs"][rid]),
-                **{k: v for k, v in r.items() if k != "series"},
-                "promotions_per_hot_region": ratio(r["promotions_to_90"], r["hot_regions"]),
-                "speedup": ratio(r["rate"], rates.get(w)),
-                "time_saved_s": saved,
-                "time_saved_per_promotion_ms": (saved * 1000 / r["promotions_total"]
-                                                if saved is not None and r["promotions_total"]
-                                                else None),
-                "fragment": {k: frag.get(k) for k in (
-                    "free_2m_blocks_before", "free_2m_blocks_after", "blocks_pinned",
-                    "huge_held", "mem_free_before_kb", "mem_free_after_kb", "seconds")},
-                "free_2m_blocks_after_release": rel.get("free_2m_blocks"),
-                "series": [[p_["t"], round(coverage(p_), 4), p_["promotions"], p_["huge"]]
-                           for p_ in r["series"]],
-            }
-        lin, hg = wres["policies"].get("linux"), wres["policies"].get("hawkeye-g")
-        cmp_ = {"t90_linux_over_hawkeye_g": None, "lower_bound": False}
-        if lin and hg and hg["t90"]:
-            cmp_["t90_linux_over_hawkeye_g"], cmp_["lower_bound"] = time_ratio(
-                lin["t90"], lin["seconds"], hg["t90"])
-        if hg:
+    for w, rounds in rounds_of(d, "single").items():
+        per = [pols for pols in (summarize_round(d, pol) for pol in rounds) if pols]
+        cmps = [compare_round(pols) for pols in per]
+        t90s = [c["t90_linux_over_hawkeye_g"] for c in cmps]
+        known = sorted((v, i) for i, v in enumerate(t90s) if v is not None)
+        shown = known[(len(known) - 1) // 2][1] if known else 0
+        policies = {}
+        for p in sorted_policies({p for pols in per for p in pols}):
+            runs = [pols[p] for pols in per if p in pols]
+            fig = dict(per[shown].get(p) or runs[0])
+            fig["rounds"] = {k: [r[k] for r in runs] for k in MEDIAN_KEYS}
+            for k in MEDIAN_KEYS:
+                fig[k] = median_and_range(fig["rounds"][k])[0]
+            policies[p] = fig
+        cmp_ = {"rounds": len(per), "round_shown": shown + 1,
+                "lower_bound": any(c["lower_bound"] for c in cmps)}
+        for k in RATIO_KEYS:
+            cmp_[k], cmp_[k + "_range"] = median_and_range(c[k] for c in cmps)
+        if "hawkeye-g" in policies:
             cmp_["goal_promotions_per_hot_region"] = GOAL_PROMOTIONS_PER_HOT
             cmp_["met_promotions_per_hot_region"] = (
-                hg["promotions_per_hot_region"] is not None
-                and hg["promotions_per_hot_region"] <= GOAL_PROMOTIONS_PER_HOT)
+                cmp_["promotions_per_hot_region"] is not None
+                and cmp_["promotions_per_hot_region"] <= GOAL_PROMOTIONS_PER_HOT)
         if cmp_["t90_linux_over_hawkeye_g"] is not None:
             cmp_["goal_t90_ratio"] = GOAL_SPEEDUP_T90
             cmp_["met_t90_ratio"] = cmp_["t90_linux_over_hawkeye_g"] >= GOAL_SPEEDUP_T90
-        if lin and hg:
-            cmp_["time_saved_per_promotion_hawkeye_g_over_linux"] = ratio(
-                hg["time_saved_per_promotion_ms"], lin["time_saved_per_promotion_ms"])
-        wres["comparison"] = cmp_
-        out[w] = wres
+        out[w] = {"policies": policies, "comparison": cmp_, "rounds": cmps}
     return out
 
 
@@ -120,7 +158,7 @@ def environment(d):
 
 def format_single(summary):
     out = ["Promotion of hot regions (t = seconds after the fragmenter let go; "
-           "t90: hot coverage reaches 90 %)"]
+           "t90: hot coverage reaches 90 %; medians over the rounds)"]
     head = (f"  {'workload':9s} {'policy':10s} {'hot':>4s} {'t90 s':>7s} {'prom@90':>7s} "
             f"{'prom/hot':>8s} {'prom tot':>8s} {'final cov':>9s} {'rate/s':>10s} "
             f"{'speedup':>7s} {'ms saved/prom':>13s}")
@@ -128,17 +166,19 @@ def format_single(summary):
     for w, wr in summary.items():
         for p, r in wr["policies"].items():
             out.append(f"  {w:9s} {p:10s} {fmt(r['hot_regions'], 'd'):>4s} {fmt(r['t90']):>7s} "
-                       f"{fmt(r['promotions_to_90'], 'd'):>7s} "
+                       f"{fmt(r['promotions_to_90'], 'g'):>7s} "
                        f"{fmt(r['promotions_per_hot_region'], '.2f'):>8s} "
-                       f"{fmt(r['promotions_total'], 'd'):>8s} "
+                       f"{fmt(r['promotions_total'], 'g'):>8s} "
                        f"{fmt(r['final_coverage'] and 100 * r['final_coverage'], '.0f'):>8s}% "
                        f"{fmt(r['rate'], ',.0f'):>10s} {fmt(r['speedup'], '.3f'):>7s} "
                        f"{fmt(r['time_saved_per_promotion_ms'], '.2f'):>13s}")
         c = wr["comparison"]
         if c.get("t90_linux_over_hawkeye_g") is not None:
             sign = ">=" if c["lower_bound"] else "="
+            lo, hi = c["t90_linux_over_hawkeye_g_range"]
             out.append(f"  {w}: time to 90 % linux / hawkeye-g {sign} "
-                       f"x{c['t90_linux_over_hawkeye_g']:.2f} (goal >= x{GOAL_SPEEDUP_T90:g})")
+                       f"x{c['t90_linux_over_hawkeye_g']:.2f} (x{lo:.2f}-x{hi:.2f} over "
+                       f"{c['rounds']} rounds; goal >= x{GOAL_SPEEDUP_T90:g})")
     return "\n".join(out)
 
 

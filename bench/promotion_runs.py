@@ -176,6 +176,20 @@ def runs_of(d, experiment):
     return out
 
 
+def rounds_of(d, experiment):
+    """{workload: [{policy: run id} of round 1, of round 2, ...]}: the
+    interleaved rounds of promotion.sh's ROUNDS (a run without a round is
+    round 1's)."""
+    out = {}
+    for rid, r in sorted(d["runs"].items()):
+        if r.get("experiment") == experiment:
+            rounds = out.setdefault(r["workload"], [])
+            k = r.get("round", 1) - 1
+            rounds += [{} for _ in range(k + 1 - len(rounds))]
+            rounds[k][r["policy"]] = rid
+    return out
+
+
 def sorted_policies(pols):
     return sorted(pols, key=lambda p: (POLICY_ORDER.index(p) if p in POLICY_ORDER else 99, p))
 

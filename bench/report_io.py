@@ -4,6 +4,7 @@ that bench/demo and promotion.sh see one behaviour whichever they run."""
 import argparse
 import json
 import os
+import statistics
 import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -41,6 +42,13 @@ def ratio(a, b):
     """a / b, or None where either is missing or b is 0 (keeps the JSON
     free of inf/NaN)."""
     return a / b if a is not None and b else None
+
+
+def median_and_range(values):
+    """(median, [lowest, highest]) of the values that are not None, or
+    (None, None) without any: a figure over interleaved rounds."""
+    vs = [v for v in values if v is not None]
+    return (statistics.median(vs), [min(vs), max(vs)]) if vs else (None, None)
 
 
 def write_json(path, obj, indent=1):

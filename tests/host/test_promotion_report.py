@@ -242,10 +242,48 @@ def test_bad_input():
         report.parse_lines(['{"type": "what"}'])
 
 
+def second_round(delay):
+    """Round 2 of LINES' three runs (ids 4-6), with hawkeye-g's promotions
+    starting DELAY seconds later and Linux doing 1,000 lookups less."""
+    out = []
+    for ln in LINES[1:]:
+        o = json.loads(ln)
+        o["run"] += 3
+        if o["type"] == "run":
+            o["round"] = 2
+        if o["type"] == "instance" and o["run"] == 5:
+            o["work"] -= 100
+        if o["type"] == "sample" and o["run"] == 6:
+            t = round(o["mono"] - T0)
+            o["inst"][0] = inst_sample(0, HG_MAPS[max(0, t - delay)])
+        out.append(json.dumps(o))
+    return out
+
+
+def test_rounds_median_and_range():
+    d = report.parse_lines(LINES + second_round(3))
+    assert promotion_runs.rounds_of(d, "single") == {
+        "xsbench": [{"none": 1, "linux": 2, "hawkeye-g": 3},
+                    {"none": 4, "linux": 5, "hawkeye-g": 6}]}
+    s = report.summarize_single(d)["xsbench"]
+    c = s["comparison"]
+    # t90: linux 10 and 10, hawkeye-g 5 and 8: paired ratios 2.0 and 1.25
+    assert c["rounds"] == 2
+    assert c["t90_linux_over_hawkeye_g"] == pytest.approx(1.625)
+    assert c["t90_linux_over_hawkeye_g_range"] == pytest.approx([1.25, 2.0])
+    # the speedup ratios pair within a round: 1.25/1.1 and 1.25/1.0
+    assert c["speedup_hawkeye_g_over_linux_range"] == pytest.approx([1.25 / 1.1, 1.25])
+    hg = s["policies"]["hawkeye-g"]
+    assert hg["rounds"]["t90"] == [5, 8] and hg["t90"] == pytest.approx(6.5)
+    # the plot's series is the median round's (the lower one of two): round 2
+    assert c["round_shown"] == 2 and hg["run"] == 6
+    assert [r["t90_linux_over_hawkeye_g"] for r in s["rounds"]] == pytest.approx([2.0, 1.25])
+
+
 def test_text_output(data):
     text = report.format_single(report.summarize_single(data))
     assert "xsbench   linux" in text and "2.50" in text
-    assert "time to 90 % linux / hawkeye-g = x2.00 (goal >= x5)" in text
+    assert "time to 90 % linux / hawkeye-g = x2.00 (x2.00-x2.00 over 1 rounds; goal >= x5)" in text
     ftext = report.format_fairness(report.summarize_fairness(
         report.parse_lines(LINES + fairness_lines())))
     assert "#0 20.0 s (x1.50) 10 huge" in ftext
