@@ -98,8 +98,10 @@ def compare_round(pols):
             c["t90_linux_over_hawkeye_g"], c["lower_bound"] = time_ratio(
                 lin["t90"], lin["seconds"], hg["t90"])
         c["speedup_hawkeye_g_over_linux"] = ratio(hg["speedup"], lin["speedup"])
-        c["time_saved_per_promotion_hawkeye_g_over_linux"] = ratio(
-            hg["time_saved_per_promotion_ms"], lin["time_saved_per_promotion_ms"])
+        saved = hg["time_saved_per_promotion_ms"], lin["time_saved_per_promotion_ms"]
+        # A run that lost time against base pages saved nothing to compare.
+        if all(s is not None and s > 0 for s in saved):
+            c["time_saved_per_promotion_hawkeye_g_over_linux"] = ratio(*saved)
     return c
 
 

@@ -278,6 +278,9 @@ def test_rounds_median_and_range():
     # the plot's series is the median round's (the lower one of two): round 2
     assert c["round_shown"] == 2 and hg["run"] == 6
     assert [r["t90_linux_over_hawkeye_g"] for r in s["rounds"]] == pytest.approx([2.0, 1.25])
+    # round 2's Linux saved no time over base pages: no time-saved ratio
+    assert s["rounds"][1]["time_saved_per_promotion_hawkeye_g_over_linux"] is None
+    assert c["time_saved_per_promotion_hawkeye_g_over_linux_range"] == pytest.approx([2.5 / 0.9] * 2)
 
 
 def test_text_output(data):
