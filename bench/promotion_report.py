@@ -201,7 +201,10 @@ def plot(single, fairness, outdir):
                 ax2.plot(ts, [s[2] for s in r["series"]], "--", color=line.get_color(),
                          alpha=0.6, label=f"{p} promotions")
             ax.axhline(100 * GOAL_COVERAGE, color="grey", lw=0.5)
-            ax.set(title=f"{w}: hot regions that are huge", xlabel="seconds after release",
+            c = wr["comparison"]
+            shown = (f" (round {c['round_shown']} of {c['rounds']}: median t90 ratio)"
+                     if c["rounds"] > 1 else "")
+            ax.set(title=f"{w}: hot regions that are huge{shown}", xlabel="seconds after release",
                    ylabel="hot-set coverage (%)", ylim=(-2, 102))
             ax2.set_ylabel("promotions (dashed)")
             ax.legend(loc="lower right", fontsize="small")
