@@ -10,7 +10,7 @@
 #
 #   bench/prezero.sh -o OUTFILE [-b BINDIR] [-m HEAP_MIB] [-r REPS] [-T] [-w WORKLOADS]
 # -T: Table 8 (spinup) only. -w: Table 8's workloads (default "jvm
-# hashinsert redis"; bench/demo runs the JVM alone again at a heap of 4 GiB,
+# hashinsert redis"; bench/demo runs the JVM alone again at a heap of 8 GiB,
 # with jvm16: the same JVM at a 16 MiB heap, its start-up without the heap,
 # so that the report can give the heap's pre-touch apart).
 set -euo pipefail
