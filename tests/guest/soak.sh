@@ -68,6 +68,23 @@ policies="linux hawkeye-g hawkeye-pmu ingens freebsd"
 ) &
 switcher=$!
 
+# Every 30 s each stress-ng process's state, CPU ticks and wait channel: a
+# stressor that stops progressing without staying in D shows where it
+# waits (CI, session 30: vm, mmap and mremap got 0.3-0.45 s of CPU in
+# 120 s, against about 20 s each in a soak of their own).
+(
+	while sleep 30; do
+		for d in /proc/[0-9]*; do
+			read -r comm <"$d/comm" 2>/dev/null || continue
+			case $comm in stress-ng*) ;; *) continue ;; esac
+			# Fields 3, 14, 15: state, utime, stime (comm has no spaces).
+			s=$(cut -d' ' -f3,14,15 "$d/stat" 2>/dev/null) || continue
+			echo "soak: progress ${d#/proc/} $comm $s $(cat "$d/wchan" 2>/dev/null)"
+		done
+	done
+) &
+progress=$!
+
 stressors="vm mmap madvise mremap fork brk memfd userfaultfd"
 nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
 [ "$nodes" -gt 1 ] && stressors="$stressors numa"
@@ -85,8 +102,8 @@ start=$(date +%s)
 	--mremap-bytes 16M --memfd-bytes 8M --userfaultfd-bytes 16M \
 	--verify --timeout "${secs}s" --metrics-brief) >$log 2>&1
 rc=$?
-kill $switcher $watcher
-wait $switcher $watcher 2>/dev/null
+kill $switcher $watcher $progress
+wait $switcher $watcher $progress 2>/dev/null
 cat $log
 
 echo "soak: $(($(date +%s) - start)) s, stress-ng status $rc, $nodes NUMA node(s)," \
