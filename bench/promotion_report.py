@@ -113,7 +113,10 @@ def summarize_single(d):
     plot) is that of the round whose t90 ratio is the median."""
     out = {}
     for w, rounds in rounds_of(d, "single").items():
-        per = [pols for pols in (summarize_round(d, pol) for pol in rounds) if pols]
+        # The rounds that have runs, with their numbers (a cut-short one has none).
+        kept = [(k + 1, pols) for k, pols in enumerate(summarize_round(d, pol) for pol in rounds)
+                if pols]
+        numbers, per = [k for k, _ in kept], [pols for _, pols in kept]
         cmps = [compare_round(pols) for pols in per]
         t90s = [c["t90_linux_over_hawkeye_g"] for c in cmps]
         known = sorted((v, i) for i, v in enumerate(t90s) if v is not None)
@@ -126,7 +129,7 @@ def summarize_single(d):
             for k in MEDIAN_KEYS:
                 fig[k] = median_and_range(fig["rounds"][k])[0]
             policies[p] = fig
-        cmp_ = {"rounds": len(per), "round_shown": shown + 1,
+        cmp_ = {"rounds": len(per), "round_shown": numbers[shown] if per else None,
                 "lower_bound": any(c["lower_bound"] for c in cmps)}
         for k in RATIO_KEYS:
             cmp_[k], cmp_[k + "_range"] = median_and_range(c[k] for c in cmps)
