@@ -70,6 +70,7 @@ struct hawkeye_region {
 	unsigned int bucket;
 	unsigned int best_order;	/* hawkeye_best_order() at the last sample */
 	bool smaller;			/* on the map's smaller list */
+	unsigned int present;		/* PTEs present when last read */
 	unsigned long pass;		/* the sample pass that saw it last */
 };
 
@@ -142,15 +143,36 @@ static void map_place(struct hawkeye_mm *hm, struct hawkeye_region *r,
 	r->smaller = smaller;
 }
 
+/*
+ * A region new to @hm's map, not yet placed: it has no sample until a
+ * window closes on it. NULL without memory: it waits for the next pass.
+ */
+static struct hawkeye_region *map_add(struct hawkeye_mm *hm, unsigned long addr)
+{
+	struct hawkeye_region *r = kzalloc(sizeof(*r), GFP_KERNEL);
+
+	if (!r)
+		return NULL;
+	r->addr = addr;
+	INIT_LIST_HEAD(&r->node);
+	if (xa_insert(&hm->map.regions, addr >> PMD_SHIFT, r, GFP_KERNEL)) {
+		kfree(r);
+		return NULL;
+	}
+	return r;
+}
+
 /* Take @r out of the map and free it. */
 static void map_remove(struct hawkeye_mm *hm, struct hawkeye_region *r)
 {
-	list_del(&r->node);
 	xa_erase(&hm->map.regions, r->addr >> PMD_SHIFT);
-	hm->map.nr[r->bucket]--;
-	hm->map.nr_best[r->best_order]--;
-	hm->map.nr_regions--;
-	hm->map.overhead -= r->ema;
+	if (!list_empty(&r->node)) {	/* placed */
+		list_del(&r->node);
+		hm->map.nr[r->bucket]--;
+		hm->map.nr_best[r->best_order]--;
+		hm->map.nr_regions--;
+		hm->map.overhead -= r->ema;
+	}
 	kfree(r);
 }
 
@@ -343,12 +365,23 @@ struct map_walk {
 	pid_t pid;			/* who, for the trace */
 };
 
+/*
+ * Open a window on the region at @addr: clear its accessed bits, and note
+ * how many pages are mapped, for the count to tell population from use.
+ */
 static void map_clear_region(struct vm_area_struct *vma, unsigned long addr,
 			     void *arg)
 {
 	struct hawkeye_mm *hm = arg;
+	struct hawkeye_region *r = xa_load(&hm->map.regions, addr >> PMD_SHIFT);
+	unsigned int present = r ? r->present : 0;
 
-	hawkeye_young_ptes(vma, addr, NULL, &hm->map.skipped);
+	if (hawkeye_young_ptes(vma, addr, NULL, &hm->map.skipped, &present) < 0)
+		return;
+	if (!r)
+		r = map_add(hm, addr);
+	if (r)
+		r->present = present;
 }
 
 /*
@@ -378,10 +411,12 @@ static void map_count_region(struct vm_area_struct *vma, unsigned long addr,
 {
 	struct map_walk *w = arg;
 	struct hawkeye_mm *hm = w->hm;
+	struct hawkeye_region *r = xa_load(&hm->map.regions, addr >> PMD_SHIFT);
+	unsigned int present = r ? r->present : 0;
 	DECLARE_BITMAP(young, HPAGE_PMD_NR);
-	int coverage = hawkeye_young_ptes(vma, addr, young, &hm->map.skipped);
-	struct hawkeye_region *r;
-	unsigned int ema, best;
+	int coverage = hawkeye_young_ptes(vma, addr, young, &hm->map.skipped,
+					  &present);
+	unsigned int ema, best, populated;
 	bool fresh;
 
 	if (coverage < 0)
@@ -390,20 +425,19 @@ static void map_count_region(struct vm_area_struct *vma, unsigned long addr,
 				  thp_vma_allowable_orders(vma, vma->vm_flags,
 							   TVA_ENFORCE_SYSFS,
 							   THP_ORDERS_ALL_ANON));
-	r = xa_load(&hm->map.regions, addr >> PMD_SHIFT);
-	fresh = !r;
-	if (fresh) {
-		/* Without memory the region waits for the next pass. */
-		r = kzalloc(sizeof(*r), GFP_KERNEL);
-		if (!r)
-			return;
-		r->addr = addr;
-		INIT_LIST_HEAD(&r->node);
-		if (xa_insert(&hm->map.regions, addr >> PMD_SHIFT, r, GFP_KERNEL)) {
-			kfree(r);
-			return;
-		}
-	}
+	if (!r)
+		r = map_add(hm, addr);	/* not mapped when the window opened */
+	if (!r)
+		return;
+	/*
+	 * A page mapped during the window is young from the fault that mapped
+	 * it: that is population, not use. A process writing its memory once
+	 * (initialising it) would otherwise rank every region it wrote as hot.
+	 */
+	populated = min(present - min(present, r->present), (unsigned int)coverage);
+	coverage -= populated;
+	r->present = present;
+	fresh = list_empty(&r->node);
 	ema = promote_ema(fresh ? 0 : r->ema, coverage, w->weight);
 	mutex_lock(&hm->lock);
 	map_place(hm, r, ema, best, fresh);
@@ -412,7 +446,7 @@ static void map_count_region(struct vm_area_struct *vma, unsigned long addr,
 		count_vm_event(HAWKEYE_PROMOTE_SMALLER);
 	mutex_unlock(&hm->lock);
 	count_vm_event(HAWKEYE_PROMOTE_SAMPLED);
-	trace_hawkeye_sample(w->pid, addr, coverage, ema, r->bucket);
+	trace_hawkeye_sample(w->pid, addr, coverage, populated, ema, r->bucket);
 }
 
 /*

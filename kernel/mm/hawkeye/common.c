@@ -143,6 +143,7 @@ static bool secondary_young(struct mm_struct *mm, unsigned long start,
  * @addr: the region's start
  * @young: NULL when a sample window opens; else the window closes, see below
  * @skipped: counts the calls that read no PTE (see below)
+ * @present: if not NULL and the PTEs were read, gets how many are present
  *
  * A window opens (@young NULL): the accessed bits of the base pages mapped
  * there are tested and cleared, secondary MMUs' included, and the access
@@ -171,14 +172,15 @@ static bool secondary_young(struct mm_struct *mm, unsigned long start,
  * each of the HPAGE_PMD_NR pages that was (and no other).
  */
 int hawkeye_young_ptes(struct vm_area_struct *vma, unsigned long addr,
-		       unsigned long *young, unsigned long *skipped)
+		       unsigned long *young, unsigned long *skipped,
+		       unsigned int *present)
 {
 	struct mm_struct *mm = vma->vm_mm;
 	pmd_t *pmd = mm_find_pmd(mm, addr);
 	bool notifiers = mm_has_notifiers(mm);
 	bool clear = !young || notifiers;
 	bool secondary = false, table_young;
-	int i, nr = 0;
+	int i, nr = 0, mapped = 0;
 	spinlock_t *ptl;
 	pte_t *pte;
 
@@ -210,6 +212,7 @@ int hawkeye_young_ptes(struct vm_area_struct *vma, unsigned long addr,
 
 		if (!pte_present(ptent))
 			continue;
+		mapped++;
 		if (!clear) {
 			if (pte_young(ptent)) {
 				nr++;
@@ -227,6 +230,8 @@ int hawkeye_young_ptes(struct vm_area_struct *vma, unsigned long addr,
 			hawkeye_keep_access(folio);
 	}
 	pte_unmap_unlock(pte, ptl);
+	if (present)
+		*present = mapped;
 	return nr;
 }
 

@@ -37,7 +37,8 @@ int hawkeye_grab_user_mms(struct mm_struct ***out, int flag);
 int hawkeye_dedup_mms(struct mm_struct **mms, int nr);
 bool hawkeye_mm_get(struct mm_struct *mm);
 int hawkeye_young_ptes(struct vm_area_struct *vma, unsigned long addr,
-		       unsigned long *young, unsigned long *skipped);
+		       unsigned long *young, unsigned long *skipped,
+		       unsigned int *present);
 
 /* THPs of a process and how many of them were accessed. */
 struct hawkeye_thp_count {

@@ -7,18 +7,22 @@
 
 #include <linux/tracepoint.h>
 
-/* A 2 MB region's access coverage measured, and where it put the region. */
+/*
+ * A 2 MB region's access coverage measured, and where it put the region;
+ * @populated: pages mapped during the window, not counted in @coverage.
+ */
 TRACE_EVENT(hawkeye_sample,
 
 	TP_PROTO(pid_t pid, unsigned long addr, unsigned int coverage,
-		 unsigned int ema, unsigned int bucket),
+		 unsigned int populated, unsigned int ema, unsigned int bucket),
 
-	TP_ARGS(pid, addr, coverage, ema, bucket),
+	TP_ARGS(pid, addr, coverage, populated, ema, bucket),
 
 	TP_STRUCT__entry(
 		__field(pid_t, pid)
 		__field(unsigned long, addr)
 		__field(unsigned int, coverage)
+		__field(unsigned int, populated)
 		__field(unsigned int, ema)
 		__field(unsigned int, bucket)
 	),
@@ -27,13 +31,14 @@ TRACE_EVENT(hawkeye_sample,
 		__entry->pid = pid;
 		__entry->addr = addr;
 		__entry->coverage = coverage;
+		__entry->populated = populated;
 		__entry->ema = ema;
 		__entry->bucket = bucket;
 	),
 
-	TP_printk("pid=%d addr=0x%lx coverage=%u ema=%u bucket=%u",
+	TP_printk("pid=%d addr=0x%lx coverage=%u populated=%u ema=%u bucket=%u",
 		  __entry->pid, __entry->addr, __entry->coverage,
-		  __entry->ema, __entry->bucket)
+		  __entry->populated, __entry->ema, __entry->bucket)
 );
 
 /*

@@ -597,6 +597,77 @@ static void promote_test_policy_names(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hawkeye_promote_parse_policy("[linux]"), -EINVAL);
 }
 
+/* Touch pages @from..@to - 1 of the 2 MB region at @addr. */
+static void promote_test_touch(struct kunit *test, unsigned long addr,
+			       int from, int to)
+{
+	for (; from < to; from++)
+		KUNIT_ASSERT_EQ(test, put_user(1, (char __user *)addr + from * PAGE_SIZE), 0);
+}
+
+/* Open (@pass 0) or close window @pass on the regions at @addr[@nr]. */
+static void promote_test_window(struct hawkeye_mm *hm, unsigned long *addr,
+				int nr, unsigned long pass)
+{
+	struct map_walk w = { .hm = hm, .pass = pass, .weight = 50 };
+	struct vm_area_struct *vma;
+	int i;
+
+	mmap_read_lock(current->mm);
+	for (i = 0; i < nr; i++) {
+		vma = vma_lookup(current->mm, addr[i]);
+		if (!vma)
+			continue;
+		if (pass)
+			map_count_region(vma, addr[i], &w);
+		else
+			map_clear_region(vma, addr[i], hm);
+	}
+	mmap_read_unlock(current->mm);
+	if (!pass)
+		flush_tlb_mm(current->mm);
+}
+
+/*
+ * Pages mapped during a window are young from the faults that mapped
+ * them: coverage counts pages used again, not pages populated. A region
+ * used (half of it) keeps its coverage; one that had a page and got the
+ * rest, and one populated whole within the window, count one page and
+ * none.
+ */
+static void promote_test_population(struct kunit *test)
+{
+	struct hawkeye_mm *hm = promote_test_mm(test, 1);
+	struct hawkeye_region *r;
+	unsigned long uaddr, addr[3];
+	unsigned int want[3] = { 128, 0, 0 };	/* EMAs of 256, 1, 0 at 50 % */
+	int i;
+
+	uaddr = kunit_vm_mmap(test, NULL, 0, 4 * HPAGE_PMD_SIZE, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(uaddr));
+	for (i = 0; i < 3; i++)
+		addr[i] = ALIGN(uaddr, HPAGE_PMD_SIZE) + i * HPAGE_PMD_SIZE;
+	KUNIT_ASSERT_EQ(test, do_madvise(current->mm, addr[0], 3 * HPAGE_PMD_SIZE,
+					 MADV_NOHUGEPAGE), 0);
+	promote_test_touch(test, addr[0], 0, HPAGE_PMD_NR);
+	promote_test_touch(test, addr[1], 0, 1);
+
+	promote_test_window(hm, addr, 3, 0);
+	promote_test_touch(test, addr[0], 0, HPAGE_PMD_NR / 2);
+	promote_test_touch(test, addr[1], 0, HPAGE_PMD_NR);
+	promote_test_touch(test, addr[2], 0, HPAGE_PMD_NR);
+	promote_test_window(hm, addr, 3, 1);
+
+	for (i = 0; i < 3; i++) {
+		r = xa_load(&hm->map.regions, addr[i] >> PMD_SHIFT);
+		KUNIT_ASSERT_NOT_NULL(test, r);
+		KUNIT_EXPECT_EQ_MSG(test, r->ema, want[i], "region %d", i);
+	}
+	KUNIT_EXPECT_EQ(test, hm->map.nr_regions, 3UL);
+	promote_test_free(hm);
+}
+
 #ifdef CONFIG_MMU_NOTIFIER
 /* A secondary MMU that counts its clear_young calls and saw every access. */
 struct promote_test_mmu {
@@ -633,7 +704,7 @@ static int promote_test_young(unsigned long addr, unsigned long *young,
 	mmap_read_lock(current->mm);
 	vma = vma_lookup(current->mm, addr);
 	if (vma)
-		nr = hawkeye_young_ptes(vma, addr, young, skipped);
+		nr = hawkeye_young_ptes(vma, addr, young, skipped, NULL);
 	mmap_read_unlock(current->mm);
 	if (!young)
 		flush_tlb_mm(current->mm);
@@ -705,6 +776,7 @@ static struct kunit_case promote_test_cases[] = {
 	KUNIT_CASE(promote_test_pmu_band),
 	KUNIT_CASE(promote_test_pmu_fallback),
 	KUNIT_CASE(promote_test_policy_names),
+	KUNIT_CASE(promote_test_population),
 #ifdef CONFIG_MMU_NOTIFIER
 	KUNIT_CASE(promote_test_young_ptes),
 #endif
