@@ -215,16 +215,20 @@ TEST_F(promote, bad_input_is_rejected_and_changes_nothing)
  * A child that maps len bytes of base pages (THP off while it faults them),
  * tells the parent where (pipe), waits for a byte, turns on MADV_HUGEPAGE
  * and then touches [hot_lo, hot_hi) of it for ever: at random when random,
- * in sweeps otherwise.
+ * in sweeps otherwise. With gap_ms, it faults only the first page of each
+ * 2 MB region before MADV_HUGEPAGE (a page table, so that the rest fault
+ * as base pages), and the rest after, a region every gap_ms: a process
+ * initialising its memory while it is sampled.
  */
 struct toucher {
 	pid_t pid;
 	unsigned long base;
 	int to_child, from_child;
+	int gap_ms;
 };
 
 static void toucher_run(size_t len, double hot_lo, double hot_hi, bool random,
-			int in, int out)
+			int gap_ms, int in, int out)
 {
 	char *p = map_aligned(len);
 	unsigned long base = (unsigned long)p;
@@ -234,7 +238,7 @@ static void toucher_run(size_t len, double hot_lo, double hot_hi, bool random,
 
 	if (!p)
 		_exit(1);
-	for (size_t i = 0; i < len; i += PAGE_SZ)
+	for (size_t i = 0; i < len; i += gap_ms ? HPAGE_SZ : PAGE_SZ)
 		p[i] = 1;
 	if (write(out, &base, sizeof(base)) != sizeof(base) || read(in, &c, 1) != 1)
 		_exit(1);
@@ -242,6 +246,11 @@ static void toucher_run(size_t len, double hot_lo, double hot_hi, bool random,
 		_exit(1);
 	if (write(out, &c, 1) != 1)
 		_exit(1);
+	for (size_t r = 0; gap_ms && r < len; r += HPAGE_SZ) {
+		for (size_t i = PAGE_SZ; i < HPAGE_SZ; i += PAGE_SZ)
+			p[r + i] = 1;
+		sleep_ms(gap_ms);
+	}
 	for (;;) {
 		if (random) {
 			for (int k = 0; k < 4096; k++)
@@ -266,7 +275,7 @@ static int toucher_start(struct toucher *t, size_t len, double lo, double hi,
 	if (!t->pid) {
 		close(down[1]);
 		close(up[0]);
-		toucher_run(len, lo, hi, random, down[0], up[1]);
+		toucher_run(len, lo, hi, random, t->gap_ms, down[0], up[1]);
 	}
 	close(down[0]);
 	close(up[1]);
@@ -326,10 +335,38 @@ static int watch(struct toucher *t, int want, double timeout_s, int *order,
 	return poll;
 }
 
+/*
+ * No cold region of @order (the top quarter is hot) was promoted before
+ * every hot region was. Returns the poll by which they were (-1: never).
+ */
+static int expect_hot_first(struct __test_metadata *_metadata, const int *order)
+{
+	int i, hot_done = 0, cold_first = 0;
+
+	for (i = HOT_FIRST; i < HOT_N; i++) {
+		if (!order[i]) {
+			hot_done = -1;
+			break;
+		}
+		if (order[i] > hot_done)
+			hot_done = order[i];
+	}
+	EXPECT_GT(hot_done, 0) TH_LOG("not every hot region was promoted");
+	for (i = 0; i < HOT_FIRST; i++)
+		if (order[i] && (!cold_first || order[i] < cold_first))
+			cold_first = order[i];
+	if (cold_first)
+		EXPECT_GE(cold_first, hot_done)
+			TH_LOG("a cold region was promoted at poll %d, hot ones until %d",
+			       cold_first, hot_done);
+	TH_LOG("hot quarter done by poll %d, first cold at %d", hot_done, cold_first);
+	return hot_done;
+}
+
 TEST_F_TIMEOUT(promote, hawkeye_g_promotes_hot_regions_first, 240)
 {
 	struct toucher t = {};
-	int order[HOT_N], i, hot_done = 0, cold_first = 0, polls;
+	int order[HOT_N], polls;
 	char line[512], want[32];
 	FILE *f;
 	int seen = 0, bad = 0, pid;
@@ -348,24 +385,7 @@ TEST_F_TIMEOUT(promote, hawkeye_g_promotes_hot_regions_first, 240)
 	ASSERT_GT(polls, 0);
 	tracing_write("events/hawkeye/hawkeye_promote/enable", "0");
 	toucher_stop(&t);
-
-	/* No cold region was promoted before every hot region was. */
-	for (i = HOT_FIRST; i < HOT_N; i++) {
-		if (!order[i]) {
-			hot_done = -1;
-			break;
-		}
-		if (order[i] > hot_done)
-			hot_done = order[i];
-	}
-	EXPECT_GT(hot_done, 0) TH_LOG("not every hot region was promoted");
-	for (i = 0; i < HOT_FIRST; i++)
-		if (order[i] && (!cold_first || order[i] < cold_first))
-			cold_first = order[i];
-	if (cold_first)
-		EXPECT_GE(cold_first, hot_done)
-			TH_LOG("a cold region was promoted at poll %d, hot ones until %d",
-			       cold_first, hot_done);
+	expect_hot_first(_metadata, order);
 
 	/* The tracepoint agrees: the first promotions of t are hot ones. */
 	f = fopen(TRACING "trace", "r");
@@ -392,8 +412,60 @@ TEST_F_TIMEOUT(promote, hawkeye_g_promotes_hot_regions_first, 240)
 	fclose(f);
 	EXPECT_GT(seen, 0) TH_LOG("no hawkeye_promote event for pid %d", pid);
 	EXPECT_EQ(0, bad) TH_LOG("%d of the first %d promotions were cold", bad, seen);
-	TH_LOG("hawkeye-g: hot quarter done by poll %d, first cold at %d, %d events",
-	       hot_done, cold_first, seen);
+	TH_LOG("hawkeye-g: %d hawkeye_promote events", seen);
+}
+
+/*
+ * A process that registers and then writes its memory, a region at a
+ * time, while it is sampled window after window (fresh_ms), before it uses
+ * the top quarter: the pages it maps during a window are not counted as
+ * accessed, so the regions it was writing do not rank hot, and none of
+ * them is promoted before the hot ones. The hawkeye_sample tracepoint
+ * shows the pages taken out.
+ */
+TEST_F_TIMEOUT(promote, hawkeye_g_does_not_take_population_for_use, 240)
+{
+	struct toucher t = { .gap_ms = 40 };
+	int order[HOT_N], seen = 0, populated = 0, pid;
+	char line[512], want[32];
+	FILE *f;
+
+	ASSERT_EQ(0, sysfs_write_long(PROMOTE "fresh_ms", 120000));
+	ASSERT_EQ(0, set_thp("never"));
+	ASSERT_EQ(0, toucher_start(&t, HOT_LEN, 0.75, 1.0, true));
+	/* Only the samples that took pages out: they fit the trace buffer. */
+	tracing_write("events/hawkeye/hawkeye_sample/filter", "populated > 0");
+	tracing_write("events/hawkeye/hawkeye_sample/enable", "1");
+	tracing_write("trace", "");
+	ASSERT_EQ(0, set_policy("hawkeye-g"));
+	ASSERT_EQ(0, set_thp("madvise"));
+	ASSERT_EQ(0, toucher_go(&t));
+	pid = t.pid;
+
+	ASSERT_GT(watch(&t, HOT_N - HOT_FIRST, 120, order, false), 0);
+	tracing_write("events/hawkeye/hawkeye_sample/enable", "0");
+	tracing_write("events/hawkeye/hawkeye_sample/filter", "0");
+	toucher_stop(&t);
+	EXPECT_GT(expect_hot_first(_metadata, order), 0);
+
+	f = fopen(TRACING "trace", "r");
+	if (!f)
+		SKIP(return, "no tracefs");
+	snprintf(want, sizeof(want), "pid=%d ", pid);
+	while (fgets(line, sizeof(line), f)) {
+		char *a = strstr(line, "hawkeye_sample: ");
+		unsigned int n;
+
+		a = a && strstr(a, want) ? strstr(a, "populated=") : NULL;
+		if (!a || sscanf(a, "populated=%u", &n) != 1)
+			continue;
+		seen++;
+		populated += n;
+	}
+	fclose(f);
+	TH_LOG("%d samples took out %d pages mapped during their windows",
+	       seen, populated);
+	EXPECT_GT(populated, 0);
 }
 
 TEST_F_TIMEOUT(promote, linux_promotes_lowest_address_first, 240)

@@ -363,6 +363,7 @@ struct map_walk {
 	unsigned long pass;
 	unsigned int weight;		/* of the new sample in the EMA */
 	pid_t pid;			/* who, for the trace */
+	unsigned long populated;	/* pages mapped during the window */
 };
 
 /*
@@ -434,7 +435,9 @@ static void map_count_region(struct vm_area_struct *vma, unsigned long addr,
 	 * it: that is population, not use. A process writing its memory once
 	 * (initialising it) would otherwise rank every region it wrote as hot.
 	 */
-	populated = min(present - min(present, r->present), (unsigned int)coverage);
+	populated = present - min(present, r->present);
+	w->populated += populated;
+	populated = min_t(unsigned int, populated, coverage);
 	coverage -= populated;
 	r->present = present;
 	fresh = list_empty(&r->node);
@@ -452,7 +455,8 @@ static void map_count_region(struct vm_area_struct *vma, unsigned long addr,
 /*
  * Close @hm's sample window: count the accessed bits of every eligible
  * region, update the access_map, and forget the regions that were not
- * seen (huge now, unmapped, or no longer eligible).
+ * seen (huge now, unmapped, or no longer eligible). A process that mapped
+ * 2 MB or more during the window is still starting: it stays fresh.
  */
 static void promote_count_mm(struct hawkeye_mm *hm, unsigned long pass)
 {
@@ -470,6 +474,8 @@ static void promote_count_mm(struct hawkeye_mm *hm, unsigned long pass)
 	hm->map.armed = false;
 	if (hawkeye_walk_mm(hm->mm, PROMOTE_CHUNK, map_count_region, &w) < 0)
 		return;
+	if (w.populated >= HPAGE_PMD_NR)
+		hawkeye_promote_populated(hm);
 
 	mutex_lock(&hm->lock);
 	xa_for_each(&hm->map.regions, index, r)

@@ -314,6 +314,7 @@ struct hawkeye_mm {
 	struct mutex lock;		/* the state below, against readers */
 	unsigned long samples;		/* sample passes over this mm */
 	unsigned long registered;	/* jiffies at registration */
+	unsigned long fresh_from;	/* ... or a window it mapped memory in */
 	bool in_pass;			/* in the open sample window (thread) */
 	unsigned long promotions;
 	unsigned long promote_failed;
@@ -396,6 +397,7 @@ int hawkeye_promote_set_measured(pid_t pid, int overhead);
 const struct hawkeye_policy_ops *hawkeye_promote_policy(void);
 void hawkeye_promote_registered(struct hawkeye_mm *hm);
 bool hawkeye_promote_fresh(struct hawkeye_mm *hm);
+void hawkeye_promote_populated(struct hawkeye_mm *hm);
 int hawkeye_promote_set_policy(enum hawkeye_policy policy);
 int hawkeye_promote_parse_policy(const char *buf);
 ssize_t hawkeye_promote_show_policy(char *buf);

@@ -12,7 +12,8 @@
  * first fresh_ms a newly registered process is sampled in windows back to
  * back, alone, between those passes: its hot regions are known within a
  * window or two of its start, not a scan period. Until then its regions
- * of the lowest coverage wait (access_map.c).
+ * of the lowest coverage wait (access_map.c). One still mapping memory
+ * (initialising it) stays fresh, up to PROMOTE_FRESH_MAX times fresh_ms.
  *
  * Under linux, khugepaged's hawkeye_promote_enter() and _exit() of each
  * process return after a load or two and register nothing. Only the
@@ -65,6 +66,8 @@ static const struct hawkeye_policy_ops *const policies[HAWKEYE_NR_POLICIES] = {
 static DEFINE_MUTEX(promote_mutex);	/* policy, thread, paired knobs */
 /* Until when (jiffies) the last process registered is fresh. */
 static unsigned long promote_fresh_until;
+/* How long a process still mapping memory may stay fresh, in fresh_ms. */
+#define PROMOTE_FRESH_MAX	4
 static struct task_struct *promote_thread;
 static const struct hawkeye_policy_ops *promote_ops = &linux_ops;
 
@@ -86,6 +89,29 @@ static bool promote_active(const struct hawkeye_policy_ops *ops)
 	return ops->state;
 }
 
+/*
+ * Raise promote_fresh_until to when @hm stops being fresh. Registration
+ * (under the registry lock) and the thread both raise it, never lower it.
+ */
+static void promote_fresh_extend(struct hawkeye_mm *hm)
+{
+	unsigned long fresh = msecs_to_jiffies(READ_ONCE(hawkeye_promote.fresh_ms));
+	unsigned long until = hm->fresh_from + fresh;
+	unsigned long cap = hm->registered + PROMOTE_FRESH_MAX * fresh;
+	unsigned long old = READ_ONCE(promote_fresh_until), prev;
+
+	if (!fresh)
+		return;
+	if (time_after(until, cap))
+		until = cap;
+	while (time_after(until, old)) {
+		prev = cmpxchg(&promote_fresh_until, old, until);
+		if (prev == old)
+			break;
+		old = prev;
+	}
+}
+
 /**
  * hawkeye_promote_registered() - a process was registered
  * @hm: its record, not yet in the registry; the registry lock is held
@@ -95,25 +121,43 @@ static bool promote_active(const struct hawkeye_policy_ops *ops)
  */
 void hawkeye_promote_registered(struct hawkeye_mm *hm)
 {
-	unsigned int fresh = READ_ONCE(hawkeye_promote.fresh_ms);
-
 	hm->registered = jiffies;
-	if (fresh)
-		WRITE_ONCE(promote_fresh_until, jiffies + msecs_to_jiffies(fresh));
+	hm->fresh_from = hm->registered;
+	promote_fresh_extend(hm);
 }
 
 /**
- * hawkeye_promote_fresh() - is a process still in its first fresh_ms?
+ * hawkeye_promote_fresh() - is a process still fresh?
  * @hm: its record
+ *
+ * Fresh: within fresh_ms of its registration or of the last window it
+ * mapped 2 MB or more in (hawkeye_promote_populated()), and within
+ * PROMOTE_FRESH_MAX times fresh_ms of its registration.
  *
  * Return: true while it is sampled window after window (fresh_ms not 0).
  */
 bool hawkeye_promote_fresh(struct hawkeye_mm *hm)
 {
-	unsigned int fresh = READ_ONCE(hawkeye_promote.fresh_ms);
+	unsigned long fresh = msecs_to_jiffies(READ_ONCE(hawkeye_promote.fresh_ms));
 
-	return fresh &&
-	       time_before(jiffies, hm->registered + msecs_to_jiffies(fresh));
+	return fresh && time_before(jiffies, hm->fresh_from + fresh) &&
+	       time_before(jiffies, hm->registered + PROMOTE_FRESH_MAX * fresh);
+}
+
+/**
+ * hawkeye_promote_populated() - a process mapped 2 MB or more in a window
+ * @hm: its record
+ *
+ * A fresh process still mapping memory has not started its work yet (it
+ * is initialising the memory): it stays fresh for fresh_ms from now, up to
+ * PROMOTE_FRESH_MAX times fresh_ms after its registration.
+ */
+void hawkeye_promote_populated(struct hawkeye_mm *hm)
+{
+	if (!hawkeye_promote_fresh(hm))
+		return;
+	hm->fresh_from = jiffies;
+	promote_fresh_extend(hm);
 }
 
 /*

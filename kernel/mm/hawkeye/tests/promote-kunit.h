@@ -268,6 +268,8 @@ static void promote_test_order_fresh(struct kunit *test)
 	hawkeye_promote.fresh_ms = 10000;
 	hms[0]->registered = jiffies;
 	hms[1]->registered = jiffies - msecs_to_jiffies(10000) - 1;
+	for (i = 0; i < 2; i++)
+		hms[i]->fresh_from = hms[i]->registered;
 	KUNIT_EXPECT_TRUE(test, hawkeye_promote_fresh(hms[0]));
 	KUNIT_EXPECT_FALSE(test, hawkeye_promote_fresh(hms[1]));
 	/* A's bucket 3, then B's bucket 0; A's bucket 0 is not picked. */
@@ -286,6 +288,39 @@ static void promote_test_order_fresh(struct kunit *test)
 	hawkeye_promote.fresh_ms = fresh_ms;
 	for (i = 0; i < 2; i++)
 		promote_test_free(hms[i]);
+}
+
+/*
+ * A fresh process that maps memory stays fresh fresh_ms from then, up to
+ * PROMOTE_FRESH_MAX times fresh_ms after its registration; one no longer
+ * fresh does not become fresh again.
+ */
+static void promote_test_fresh_populated(struct kunit *test)
+{
+	unsigned int fresh_ms = hawkeye_promote.fresh_ms;
+	struct hawkeye_mm *hm = promote_test_mm(test, 1);
+	unsigned long s = msecs_to_jiffies(1000);
+
+	hawkeye_promote.fresh_ms = 10000;
+	hm->registered = jiffies - 8 * s;
+	hm->fresh_from = hm->registered;
+	KUNIT_EXPECT_TRUE(test, hawkeye_promote_fresh(hm));
+	hawkeye_promote_populated(hm);
+	KUNIT_EXPECT_TRUE(test, time_after_eq(hm->fresh_from, jiffies - s));
+	/* 18 s after registration, 10 s after it last mapped memory. */
+	hm->registered -= 10 * s;
+	hm->fresh_from -= 10 * s;
+	KUNIT_EXPECT_FALSE(test, hawkeye_promote_fresh(hm));
+	hawkeye_promote_populated(hm);
+	KUNIT_EXPECT_FALSE(test, hawkeye_promote_fresh(hm));
+	/* 39 s after registration, mapping memory all along; then 41 s. */
+	hm->registered = jiffies - 39 * s;
+	hm->fresh_from = jiffies - s;
+	KUNIT_EXPECT_TRUE(test, hawkeye_promote_fresh(hm));
+	hm->registered -= 2 * s;
+	KUNIT_EXPECT_FALSE(test, hawkeye_promote_fresh(hm));
+	hawkeye_promote.fresh_ms = fresh_ms;
+	promote_test_free(hm);
 }
 
 /*
@@ -772,6 +807,7 @@ static struct kunit_case promote_test_cases[] = {
 	KUNIT_CASE(promote_test_order_fair),
 	KUNIT_CASE(promote_test_order_weights),
 	KUNIT_CASE(promote_test_order_fresh),
+	KUNIT_CASE(promote_test_fresh_populated),
 	KUNIT_CASE(promote_test_pmu_table9),
 	KUNIT_CASE(promote_test_pmu_band),
 	KUNIT_CASE(promote_test_pmu_fallback),
