@@ -363,6 +363,25 @@ static int expect_hot_first(struct __test_metadata *_metadata, const int *order)
 	return hot_done;
 }
 
+/*
+ * Start @t on HOT_LEN, its top quarter hot, under hawkeye-g, with the
+ * hawkeye tracepoint @event on and the trace emptied.
+ */
+static int hot_quarter_start(struct toucher *t, const char *event)
+{
+	char path[96];
+
+	if (set_thp("never") || toucher_start(t, HOT_LEN, 0.75, 1.0, true))
+		return -1;
+	snprintf(path, sizeof(path), "events/hawkeye/%s/enable", event);
+	tracing_write(path, "1");
+	tracing_write("trace", "");
+	/* Before MADV_HUGEPAGE, or khugepaged would collapse at once. */
+	if (set_policy("hawkeye-g") || set_thp("madvise"))
+		return -1;
+	return toucher_go(t);
+}
+
 TEST_F_TIMEOUT(promote, hawkeye_g_promotes_hot_regions_first, 240)
 {
 	struct toucher t = {};
@@ -371,14 +390,7 @@ TEST_F_TIMEOUT(promote, hawkeye_g_promotes_hot_regions_first, 240)
 	FILE *f;
 	int seen = 0, bad = 0, pid;
 
-	ASSERT_EQ(0, set_thp("never"));
-	ASSERT_EQ(0, toucher_start(&t, HOT_LEN, 0.75, 1.0, true));
-	tracing_write("events/hawkeye/hawkeye_promote/enable", "1");
-	tracing_write("trace", "");
-	/* Before MADV_HUGEPAGE, or khugepaged would collapse at once. */
-	ASSERT_EQ(0, set_policy("hawkeye-g"));
-	ASSERT_EQ(0, set_thp("madvise"));
-	ASSERT_EQ(0, toucher_go(&t));
+	ASSERT_EQ(0, hot_quarter_start(&t, "hawkeye_promote"));
 	pid = t.pid;
 
 	polls = watch(&t, HOT_N - HOT_FIRST + 8, 120, order, false);
@@ -431,15 +443,9 @@ TEST_F_TIMEOUT(promote, hawkeye_g_does_not_take_population_for_use, 240)
 	FILE *f;
 
 	ASSERT_EQ(0, sysfs_write_long(PROMOTE "fresh_ms", 120000));
-	ASSERT_EQ(0, set_thp("never"));
-	ASSERT_EQ(0, toucher_start(&t, HOT_LEN, 0.75, 1.0, true));
 	/* Only the samples that took pages out: they fit the trace buffer. */
 	tracing_write("events/hawkeye/hawkeye_sample/filter", "populated > 0");
-	tracing_write("events/hawkeye/hawkeye_sample/enable", "1");
-	tracing_write("trace", "");
-	ASSERT_EQ(0, set_policy("hawkeye-g"));
-	ASSERT_EQ(0, set_thp("madvise"));
-	ASSERT_EQ(0, toucher_go(&t));
+	ASSERT_EQ(0, hot_quarter_start(&t, "hawkeye_sample"));
 	pid = t.pid;
 
 	ASSERT_GT(watch(&t, HOT_N - HOT_FIRST, 120, order, false), 0);
