@@ -64,7 +64,7 @@ static const struct hawkeye_policy_ops *const policies[HAWKEYE_NR_POLICIES] = {
 };
 
 static DEFINE_MUTEX(promote_mutex);	/* policy, thread, paired knobs */
-/* Until when (jiffies) the last process registered is fresh. */
+/* Until when (jiffies) a process may be fresh: windows back to back. */
 static unsigned long promote_fresh_until;
 /* How long a process still mapping memory may stay fresh, in fresh_ms. */
 #define PROMOTE_FRESH_MAX	4
@@ -116,8 +116,8 @@ static void promote_fresh_extend(struct hawkeye_mm *hm)
  * hawkeye_promote_registered() - a process was registered
  * @hm: its record, not yet in the registry; the registry lock is held
  *
- * Stamps the record: for its first fresh_ms the thread samples the
- * process window after window (promote_thread_fn()).
+ * Stamps the record: while it is fresh (hawkeye_promote_fresh()) the
+ * thread samples the process window after window (promote_thread_fn()).
  */
 void hawkeye_promote_registered(struct hawkeye_mm *hm)
 {
