@@ -16,7 +16,7 @@ import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
-from consolelog import kunit_results  # noqa: E402
+from consolelog import kernel_problems, kunit_results  # noqa: E402
 
 BUILD = os.path.join(REPO, "build")
 OUT = os.path.join(BUILD, "tests")
@@ -193,7 +193,7 @@ def run_alone(image, exe):
     p, f_, s, note = count_one(out.splitlines(), 0)
     rows = [("hawkeye", name, p, f_, s, note)]
     if status:
-        rows.append(("vm", f"guest run+{name}", 0, 1, 0, f"vm-run exit status {status} (console: {console})"))
+        rows.append(("vm", f"guest run+{name}", 0, 1, 0, vm_failure(status, console)))
     return rows
 
 
@@ -221,6 +221,19 @@ def run_deb():
     return [(f"{row[0]}+deb",) + tuple(row[1:]) for row in rows]
 
 
+def vm_failure(status, console):
+    """The note of a failed boot: vm-run's status and the first kernel
+    problems of its console log, so that the summary (all CI keeps of a
+    run) says what went wrong."""
+    note = f"vm-run exit status {status} (console: {console})"
+    if os.path.exists(console):
+        with open(console, errors="replace") as f:
+            problems = kernel_problems(f.read())
+        if problems:
+            note += f"; {len(problems)} kernel problem line(s), first: " + " | ".join(problems[:3])
+    return note
+
+
 def run_boot(tag, image, append, manifest, vm_args):
     """One VM boot running a manifest: its result rows, KUnit's included."""
     rows = []
@@ -243,7 +256,7 @@ def run_boot(tag, image, append, manifest, vm_args):
         group, _, short = name.partition("/")
         rows.append((group, short, p, f_, s, note))
     if rc != 0:
-        rows.append(("vm", f"guest run{tag}", 0, 1, 0, f"vm-run exit status {rc} (console: {console})"))
+        rows.append(("vm", f"guest run{tag}", 0, 1, 0, vm_failure(rc, console)))
     if os.path.exists(console):
         with open(console, errors="replace") as f:
             for suite, case, result in kunit_results(f.read()):

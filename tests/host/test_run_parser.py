@@ -3,7 +3,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from run import count_one, parse_guest_output  # noqa: E402
+from run import count_one, parse_guest_output, vm_failure  # noqa: E402
 
 
 def test_kselftest_totals_are_used():
@@ -85,3 +85,15 @@ def test_frames():
         ("upstream/khugepaged", 1, 0, 0, ""),
         ("upstream/cow", 0, 1, 0, "never finished (guest died?)"),
     ]
+
+
+def test_failed_boot_names_its_kernel_problem(tmp_path):
+    # CI (stop 35) printed only "vm-run exit status 101": which problem
+    # the console held was lost with the machine
+    console = tmp_path / "console.log"
+    console.write_text("boot\nWARNING: CPU: 1 PID: 89 at mm/x.c:12 f+0x5/0x55\nok\n")
+    note = vm_failure(101, str(console))
+    assert note.startswith(f"vm-run exit status 101 (console: {console})")
+    assert note.endswith("1 kernel problem line(s), first: WARNING: CPU: 1 PID: 89 at mm/x.c:12 f+0x5/0x55")
+    assert vm_failure(102, str(tmp_path / "none.log")) == \
+        f"vm-run exit status 102 (console: {tmp_path / 'none.log'})"
