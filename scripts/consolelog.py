@@ -23,8 +23,10 @@ PROBLEM_PATTERNS = [
     r"\bUBSAN: ",
     r"\bKASAN: ",
     r"page dumped because",
-    r"kmemleak: \d+ new suspected memory leaks",
 ]
+# Not kmemleak's "N new suspected memory leaks": a scan may report an
+# object whose pointer it missed at that moment; tests/guest/kmemleak.sh
+# fails on what a further scan still finds unreferenced (a leak stays so).
 _PROBLEM = re.compile("|".join(f"(?:{p})" for p in PROBLEM_PATTERNS))
 
 
