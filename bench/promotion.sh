@@ -34,8 +34,8 @@
 #   FAIR_MB=256 [64]         footprint of each fairness instance
 #   HOT=0.125                hot fraction (top of the mapping)
 #   DURATION=180 [40]        seconds of a single run
-#   ROUNDS=3 [1]             single: rounds of every workload and policy,
-#                            interleaved (round 1's runs, then round 2's)
+#   ROUNDS=3 [1]             rounds of every experiment, each interleaved
+#                            (round 1's runs of every policy, then round 2's)
 #   FAIR_SECONDS=120 [20]    work of a fairness instance: what the baseline
 #                            (none, single run) does in this many seconds
 #   PAGES_TO_SCAN=1024       promotion budget: khugepaged pages_to_scan; HawkEye
@@ -561,34 +561,42 @@ if [[ " $experiments " == *" single "* ]]; then
 	round=1
 fi
 if [[ " $experiments " == *" fairness "* ]]; then
-	for w in $fair_workloads; do
-		rate=$(base_rate "$w")
-		for p in $policies; do
-			# The baseline of three instances is skipped under QUICK.
-			[ "$p" = none ] && [ -n "${QUICK:-}" ] && continue
-			if [ -n "$rate" ]; then
-				# Same work for each instance; a time limit as a safety net.
-				run fairness "$w" "$p" 3 "$FAIR_MB" -n $((rate * FAIR_SECONDS)) \
-					-d $((FAIR_SECONDS * 5)) || true
-			else
-				run fairness "$w" "$p" 3 "$FAIR_MB" -d "$FAIR_SECONDS" || true
-			fi
+	for round in $(seq "$ROUNDS"); do
+		for w in $fair_workloads; do
+			rate=$(base_rate "$w")
+			for p in $policies; do
+				# The baseline of three instances is skipped under QUICK.
+				[ "$p" = none ] && [ -n "${QUICK:-}" ] && continue
+				if [ -n "$rate" ]; then
+					# Same work for each instance; a time limit as a safety net.
+					run fairness "$w" "$p" 3 "$FAIR_MB" -n $((rate * FAIR_SECONDS)) \
+						-d $((FAIR_SECONDS * 5)) || true
+				else
+					run fairness "$w" "$p" 3 "$FAIR_MB" -d "$FAIR_SECONDS" || true
+				fi
+			done
 		done
 	done
+	round=1
 fi
 if [[ " $experiments " == *" order "* ]]; then
-	for p in $ORDER_POLICIES; do
-		for order in workload-first redis-first; do
-			# Without huge pages the order does not matter: one baseline run.
-			[ "$p" = none ] && [ $order = redis-first ] && continue
-			run order xsbench "$p" 1 "$ORDER_MB" -d "$ORDER_SECONDS" || true
+	for round in $(seq "$ROUNDS"); do
+		for p in $ORDER_POLICIES; do
+			for order in workload-first redis-first; do
+				# Without huge pages the order does not matter: one baseline run.
+				[ "$p" = none ] && [ $order = redis-first ] && continue
+				run order xsbench "$p" 1 "$ORDER_MB" -d "$ORDER_SECONDS" || true
+			done
 		done
 	done
-	order=''
+	order='' round=1
 fi
 if [[ " $experiments " == *" pmu "* ]]; then
-	for p in $PMU_POLICIES; do
-		run pmu xsbench+sequential "$p" 2 "$PMU_MB" -d "$PMU_SECONDS" || true
+	for round in $(seq "$ROUNDS"); do
+		for p in $PMU_POLICIES; do
+			run pmu xsbench+sequential "$p" 2 "$PMU_MB" -d "$PMU_SECONDS" || true
+		done
 	done
+	round=1
 fi
 echo "promotion.sh: wrote $out" >&2
