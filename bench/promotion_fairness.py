@@ -2,8 +2,12 @@
 paper's Table 5 and Figure 7): promotion_report.py's fairness.json, its
 text and fairness.png, from the runs of bench/promotion.sh -x fairness.
 """
-from promotion_runs import analyse_run, fmt, inst_start, policy_runs, runs_of, save
+from promotion_runs import (analyse_run, fmt, inst_start, median_index, over_rounds, policy_runs,
+                            rounds_of, save)
 from report_io import ratio
+
+COMPARED = ("mean_seconds_linux_over_hawkeye_g", "max_huge_difference_linux",
+            "max_huge_difference_hawkeye_g")
 
 
 def max_huge_difference(per_inst):
@@ -23,44 +27,63 @@ def max_huge_difference(per_inst):
     return best
 
 
-def summarize_fairness(d):
-    """Per workload and policy: per-instance completion times (and speedups
-    over the 'none' run's same instance), their spread, and the largest
-    difference in huge pages between instances."""
+def fairness_round(d, pol):
+    """One round's figures per policy (POL: {policy: run id}): per-instance
+    completion times (and speedups over the round's 'none' run's same
+    instance), their spread, and the largest difference in huge pages
+    between instances."""
     out = {}
-    fr = runs_of(d, "fairness")
-    for w, pol in fr.items():
-        wres = {"policies": {}}
-        base = {}
-        if "none" in pol:
-            base = {r["inst"]: r["seconds"] for r in analyse_run(d, pol["none"])}
-        for p, rid, insts in policy_runs(d, pol):
-            # One time axis for the run: from the earliest instance start.
-            starts = {r["inst"]: inst_start(d, rid, r["inst"]) for r in insts}
-            t_run0 = min(starts.values())
-            per = {}
-            for r in insts:
-                off = starts[r["inst"]] - t_run0
-                per[r["inst"]] = [dict(p_, t_run=round(p_["t"] + off, 1)) for p_ in r["series"]]
-            diff, at = max_huge_difference(per)
-            secs = [r["seconds"] for r in insts if r["seconds"] is not None]
-            wres["policies"][p] = {
-                "run": rid,
-                "instances": [{
-                    "inst": r["inst"], "seconds": r["seconds"], "work": r["work"],
-                    "rate": r["rate"], "t90": r["t90"], "final_huge": r["final_huge"],
-                    "hot_regions": r["hot_regions"], "regions": r["regions"],
-                    "speedup": ratio(base.get(r["inst"]), r["seconds"]),
-                    "hawkeye_final": r["hawkeye_final"],
-                } for r in insts],
-                "mean_seconds": sum(secs) / len(secs) if secs else None,
-                "completion_spread_s": max(secs) - min(secs) if secs else None,
-                "max_huge_difference": diff,
-                "max_huge_difference_t": at,
-                "series": {str(i): [[p_["t_run"], p_["huge"], p_["hot_huge"]] for p_ in ser]
-                           for i, ser in per.items()},
-            }
-        out[w] = wres
+    base = {}
+    if "none" in pol:
+        base = {r["inst"]: r["seconds"] for r in analyse_run(d, pol["none"])}
+    for p, rid, insts in policy_runs(d, pol):
+        # One time axis for the run: from the earliest instance start.
+        starts = {r["inst"]: inst_start(d, rid, r["inst"]) for r in insts}
+        t_run0 = min(starts.values())
+        per = {}
+        for r in insts:
+            off = starts[r["inst"]] - t_run0
+            per[r["inst"]] = [dict(p_, t_run=round(p_["t"] + off, 1)) for p_ in r["series"]]
+        diff, at = max_huge_difference(per)
+        secs = [r["seconds"] for r in insts if r["seconds"] is not None]
+        out[p] = {
+            "run": rid,
+            "instances": [{
+                "inst": r["inst"], "seconds": r["seconds"], "work": r["work"],
+                "rate": r["rate"], "t90": r["t90"], "final_huge": r["final_huge"],
+                "hot_regions": r["hot_regions"], "regions": r["regions"],
+                "speedup": ratio(base.get(r["inst"]), r["seconds"]),
+                "hawkeye_final": r["hawkeye_final"],
+            } for r in insts],
+            "mean_seconds": sum(secs) / len(secs) if secs else None,
+            "completion_spread_s": max(secs) - min(secs) if secs else None,
+            "max_huge_difference": diff,
+            "max_huge_difference_t": at,
+            "series": {str(i): [[p_["t_run"], p_["huge"], p_["hot_huge"]] for p_ in ser]
+                       for i, ser in per.items()},
+        }
+    return out
+
+
+def summarize_fairness(d):
+    """Per workload over the interleaved rounds: the policies' figures of
+    the round whose Linux / HawkEye-G mean time is the median, and the
+    comparison's median, range and per-round values (COMPARED)."""
+    out = {}
+    for w, rounds in rounds_of(d, "fairness").items():
+        per = [r for r in (fairness_round(d, pol) for pol in rounds) if r]
+        if not per:
+            continue
+        figs = []
+        for pols in per:
+            lin, hg = pols.get("linux") or {}, pols.get("hawkeye-g") or {}
+            figs.append({"mean_seconds_linux_over_hawkeye_g":
+                         ratio(lin.get("mean_seconds"), hg.get("mean_seconds")),
+                         "max_huge_difference_linux": lin.get("max_huge_difference"),
+                         "max_huge_difference_hawkeye_g": hg.get("max_huge_difference")})
+        shown = median_index([f["mean_seconds_linux_over_hawkeye_g"] for f in figs])
+        out[w] = {"policies": per[shown],
+                  "comparison": dict(over_rounds(figs, COMPARED), round_shown=shown + 1)}
     return out
 
 
@@ -76,6 +99,16 @@ def format_fairness(summary):
             out.append(f"  {w:9s} {p:10s} {cells}  spread {fmt(r['completion_spread_s'])} s, "
                        f"max huge-page difference {fmt(r['max_huge_difference'], 'd')}"
                        f" (t={fmt(r['max_huge_difference_t'])})")
+        c = wr["comparison"]
+        if c["rounds"] > 1:
+            gaps = ", ".join(f"{p} {c['per_round'][f'max_huge_difference_{k}']}"
+                             for p, k in (("linux", "linux"), ("hawkeye-g", "hawkeye_g")))
+            out.append(f"  {w}: round {c['round_shown']} of {c['rounds']} shown; max huge-page "
+                       f"difference per round: {gaps}")
+        if c.get("mean_seconds_linux_over_hawkeye_g") is not None:
+            lo, hi = c["mean_seconds_linux_over_hawkeye_g_range"]
+            out.append(f"  {w}: mean time linux / hawkeye-g x{c['mean_seconds_linux_over_hawkeye_g']:.2f}"
+                       f" (x{lo:.2f}-x{hi:.2f})")
     return "\n".join(out)
 
 

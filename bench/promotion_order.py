@@ -3,21 +3,20 @@ promotion_report.py's order.json, its text and order.png, from the runs of
 bench/promotion.sh -x order, xsbench launched before or after a lightly
 loaded Redis.
 """
-from promotion_runs import TCG_NOTE, analyse_run, coverage, fmt, pyplot, save, sorted_policies
+from promotion_runs import (TCG_NOTE, analyse_run, coverage, fmt, median_index, over_rounds, pyplot,
+                            rounds_of, save, sorted_policies)
 from report_io import ratio
 
 ORDERS = ("workload-first", "redis-first")
+EFFECT = "t90_redis_first_over_workload_first"
 
 
-def summarize_order(d):
-    """Figure 8: per policy and launch order, xsbench's speedup over the
-    'none' run, time until 90 % of its hot regions are huge, its huge pages
-    and Redis's at the end; and per policy how much the launch order
-    changed that time (redis-first / workload-first)."""
-    runs = {}
-    for rid, r in sorted(d["runs"].items()):
-        if r.get("experiment") == "order":
-            runs.setdefault(r["policy"], {})[r.get("order") or ORDERS[0]] = rid
+def order_round(d, runs):
+    """One round's figures: per policy and launch order (RUNS: {policy:
+    {order: run id}}) xsbench's speedup over the round's 'none' run, time
+    until 90 % of its hot regions are huge, its huge pages and Redis's at
+    the end; and per policy how much the launch order changed that time
+    (redis-first / workload-first)."""
     base = None
     if "none" in runs:
         ins = analyse_run(d, next(iter(runs["none"].values())))
@@ -48,12 +47,36 @@ def summarize_order(d):
                 "series": [[p_["t"], round(coverage(p_), 4), p_["huge"]] for p_ in r["series"]],
             }
         if p != "none" and len(res) == 2:
-            res["t90_redis_first_over_workload_first"] = ratio(res[ORDERS[1]]["t90"],
-                                                               res[ORDERS[0]]["t90"])
+            res[EFFECT] = ratio(res[ORDERS[1]]["t90"], res[ORDERS[0]]["t90"])
         if res:
             out[p] = res
     return out
 
+
+def summarize_order(d):
+    """Figure 8 over the interleaved rounds: per policy the round whose
+    launch-order effect is the median (its figures and series), with the
+    effect's median and range, and every round's t90s and speedups."""
+    rounds = rounds_of(d, "order", key=lambda r: (r["policy"], r.get("order") or ORDERS[0]))
+    per = []
+    for keyed in rounds.get("xsbench", []):
+        runs = {}
+        for (p, order), rid in keyed.items():
+            runs.setdefault(p, {})[order] = rid
+        per.append(order_round(d, runs))
+    per = [r for r in per if r]
+    out = {}
+    for p in sorted_policies({p for r in per for p in r}):
+        res = [r[p] for r in per if p in r]
+        figs = [{EFFECT: x.get(EFFECT), "speedup": x.get(ORDERS[0], {}).get("speedup"),
+                 **{f"t90_{o}": x.get(o, {}).get("t90") for o in ORDERS},
+                 **{f"speedup_{o}": x.get(o, {}).get("speedup") for o in ORDERS}} for x in res]
+        shown = median_index([f[EFFECT] if f[EFFECT] is not None else f["speedup"] for f in figs])
+        rounds = over_rounds(figs, [EFFECT] + [f"{k}_{o}" for k in ("t90", "speedup") for o in ORDERS])
+        out[p] = dict(res[shown], over_rounds=dict(rounds, round_shown=shown + 1))
+        if rounds[EFFECT] is not None:
+            out[p][EFFECT] = rounds[EFFECT]
+    return out
 
 def format_order(summary):
     out = ["Figure 8 in miniature: xsbench beside a lightly loaded Redis, launched before "
@@ -71,9 +94,12 @@ def format_order(summary):
                        f"{fmt(r['final_huge'], 'd'):>5s} "
                        f"{fmt((r['redis_anon_huge_kb_end'] or 0) / 1024, '.0f'):>14s} "
                        f"{fmt(r['redis_get_per_s'], '.0f'):>7s}")
-        if res.get("t90_redis_first_over_workload_first") is not None:
+        if res.get(EFFECT) is not None:
+            rounds = res["over_rounds"]
+            lo, hi = rounds[EFFECT + "_range"]
             out.append(f"  {p:12s} launch order effect on t90 (redis-first / workload-first): "
-                       f"x{res['t90_redis_first_over_workload_first']:.2f}")
+                       f"x{res[EFFECT]:.2f} (x{lo:.2f}-x{hi:.2f} over {rounds['rounds']} rounds; "
+                       f"round {rounds['round_shown']} shown)")
     out.append(f"  Note: {TCG_NOTE}.")
     return "\n".join(out)
 

@@ -3,11 +3,14 @@ pmu.json, its text and pmu.png, from the runs of bench/promotion.sh -x pmu,
 a TLB-sensitive (random) and a TLB-insensitive (sequential) workload run
 together.
 """
-from promotion_runs import (TCG_NOTE, fmt, policy_runs, pyplot, runs_of, save, time_ratio,
-                            time_to_coverage)
+from promotion_runs import (TCG_NOTE, fmt, median_index, over_rounds, policy_runs, pyplot,
+                            rounds_of, save, time_ratio, time_to_coverage)
 from report_io import ratio
 
 PMU_EXPECTED_RATIO = 2.0   # hawkeye-g / hawkeye-pmu time to promote the random one
+# The comparison's ratios given as median and range over the rounds.
+PMU_COMPARED = ("t_full_g_over_pmu", "t90_g_over_pmu", "random_rate_pmu_over_g",
+                "sequential_rate_pmu_over_g")
 
 
 def huge_at(ser, t):
@@ -38,61 +41,77 @@ def overhead_info(d, run_id, insts):
     return info, {i: seen.get(i, given.get(i)) for i in set(given) | set(seen)}
 
 
-def summarize_pmu(d):
-    """hawkeye-g vs hawkeye-pmu, a random and a sequential workload run
-    together: per policy and workload the huge pages over time, the time
-    until the random one is fully (and 90 %) promoted, huge pages that went
-    to the sequential one (by then and in all), throughput; and the ratios
-    between the policies. {} without pmu runs."""
-    out = {}
-    for pair, pol in runs_of(d, "pmu").items():
-        wres = {"policies": {}}
-        for p, rid, insts in policy_runs(d, pol):
-            info, measured = overhead_info(d, rid, insts)
-            workload = {r["inst"]: d["instances"][rid][r["inst"]].get("workload") for r in insts}
-            seq = [r for r in insts if workload[r["inst"]] == "sequential"]
-            rnd = [r for r in insts if workload[r["inst"]] != "sequential"]
-            if not seq or not rnd:
-                continue
-            seq, rnd = seq[0], rnd[0]
-            full = time_to_coverage(rnd["series"], goal=1.0)
-            t_end = max(r["series"][-1]["t"] for r in insts if r["series"])
-            per = {}
-            for role, r in (("random", rnd), ("sequential", seq)):
-                per[role] = {
-                    "inst": r["inst"], "workload": workload[r["inst"]],
-                    "regions": r["regions"], "seconds": r["seconds"], "work": r["work"],
-                    "unit": r["unit"], "rate": r["rate"], "t90": r["t90"],
-                    "t_full": (time_to_coverage(r["series"], goal=1.0) or {}).get("t"),
-                    "final_huge": r["final_huge"],
-                    "measured_overhead_bp": measured.get(r["inst"]),
-                    "hawkeye_final": r["hawkeye_final"],
-                    "series": [[p_["t"], p_["huge"]] for p_ in r["series"]],
-                }
-            wres["policies"][p] = {
-                "run": rid, "overhead": info, **per,
-                "random_t_full": full["t"] if full else None,
-                "random_t90": rnd["t90"],
-                # Huge pages the sequential one got while the random one
-                # still waited for some: the budget hawkeye-pmu saves.
-                "sequential_huge_by_random_full": huge_at(seq["series"],
-                                                          full["t"] if full else t_end),
-                "sequential_huge_final": seq["final_huge"],
-                "promotions_total": rnd["promotions_total"],
+def pmu_round(d, pol):
+    """hawkeye-g vs hawkeye-pmu in one round (POL: {policy: run id}), a
+    random and a sequential workload run together: per policy the huge
+    pages over time, the time until the random one is fully (and 90 %)
+    promoted, huge pages that went to the sequential one (by then and in
+    all), throughput; and the ratios between the policies."""
+    wres = {"policies": {}}
+    for p, rid, insts in policy_runs(d, pol):
+        info, measured = overhead_info(d, rid, insts)
+        workload = {r["inst"]: d["instances"][rid][r["inst"]].get("workload") for r in insts}
+        seq = [r for r in insts if workload[r["inst"]] == "sequential"]
+        rnd = [r for r in insts if workload[r["inst"]] != "sequential"]
+        if not seq or not rnd:
+            continue
+        seq, rnd = seq[0], rnd[0]
+        full = time_to_coverage(rnd["series"], goal=1.0)
+        t_end = max(r["series"][-1]["t"] for r in insts if r["series"])
+        per = {}
+        for role, r in (("random", rnd), ("sequential", seq)):
+            per[role] = {
+                "inst": r["inst"], "workload": workload[r["inst"]],
+                "regions": r["regions"], "seconds": r["seconds"], "work": r["work"],
+                "unit": r["unit"], "rate": r["rate"], "t90": r["t90"],
+                "t_full": (time_to_coverage(r["series"], goal=1.0) or {}).get("t"),
+                "final_huge": r["final_huge"],
+                "measured_overhead_bp": measured.get(r["inst"]),
+                "hawkeye_final": r["hawkeye_final"],
+                "series": [[p_["t"], p_["huge"]] for p_ in r["series"]],
             }
-        g, m = wres["policies"].get("hawkeye-g"), wres["policies"].get("hawkeye-pmu")
-        cmp_ = {"t_full_g_over_pmu": None, "lower_bound": False,
-                "expected_t_full_ratio": PMU_EXPECTED_RATIO}
-        if g and m and m["random_t_full"]:
-            cmp_["t_full_g_over_pmu"], cmp_["lower_bound"] = time_ratio(
-                g["random_t_full"], g["random"]["seconds"], m["random_t_full"])
-        if g and m:
-            cmp_["t90_g_over_pmu"] = ratio(g["random_t90"], m["random_t90"])
-            for role in ("random", "sequential"):
-                cmp_[f"{role}_rate_pmu_over_g"] = ratio(m[role]["rate"], g[role]["rate"])
-        wres["comparison"] = cmp_
-        wres["note"] = TCG_NOTE
-        out[pair] = wres
+        wres["policies"][p] = {
+            "run": rid, "overhead": info, **per,
+            "random_t_full": full["t"] if full else None,
+            "random_t90": rnd["t90"],
+            # Huge pages the sequential one got while the random one
+            # still waited for some: the budget hawkeye-pmu saves.
+            "sequential_huge_by_random_full": huge_at(seq["series"],
+                                                      full["t"] if full else t_end),
+            "sequential_huge_final": seq["final_huge"],
+            "promotions_total": rnd["promotions_total"],
+        }
+    g, m = wres["policies"].get("hawkeye-g"), wres["policies"].get("hawkeye-pmu")
+    cmp_ = {"t_full_g_over_pmu": None, "lower_bound": False,
+            "expected_t_full_ratio": PMU_EXPECTED_RATIO}
+    if g and m and m["random_t_full"]:
+        cmp_["t_full_g_over_pmu"], cmp_["lower_bound"] = time_ratio(
+            g["random_t_full"], g["random"]["seconds"], m["random_t_full"])
+    if g and m:
+        cmp_["t90_g_over_pmu"] = ratio(g["random_t90"], m["random_t90"])
+        for role in ("random", "sequential"):
+            cmp_[f"{role}_rate_pmu_over_g"] = ratio(m[role]["rate"], g[role]["rate"])
+    wres["comparison"] = cmp_
+    wres["note"] = TCG_NOTE
+    return wres
+
+
+def summarize_pmu(d):
+    """pmu_round() per pair of workloads over the interleaved rounds: the
+    round whose hawkeye-g / hawkeye-pmu time to promote the random one
+    fully is the median, with the ratios' medians, ranges and per-round
+    values in its comparison. {} without pmu runs."""
+    out = {}
+    for pair, rounds in rounds_of(d, "pmu").items():
+        per = [w for w in (pmu_round(d, pol) for pol in rounds) if w["policies"]]
+        if not per:
+            continue
+        cmps = [w["comparison"] for w in per]
+        shown = median_index([c["t_full_g_over_pmu"] for c in cmps])
+        out[pair] = per[shown]
+        out[pair]["comparison"] = dict(cmps[shown], **over_rounds(cmps, PMU_COMPARED),
+                                       lower_bound=any(c["lower_bound"] for c in cmps),
+                                       round_shown=shown + 1)
     return out
 
 
@@ -128,8 +147,12 @@ def format_pmu(summary, step=10):
         c = wr["comparison"]
         if c["t_full_g_over_pmu"] is not None:
             sign = ">=" if c["lower_bound"] else "="
+            lo, hi = c.get("t_full_g_over_pmu_range") or (None, None)
+            spread = (f"x{lo:.2f}-x{hi:.2f} over {c['rounds']} rounds, "
+                      if c.get("rounds", 1) > 1 else "")
             out.append(f"  random fully huge: hawkeye-g / hawkeye-pmu {sign} "
-                       f"x{c['t_full_g_over_pmu']:.2f} (expected about x{PMU_EXPECTED_RATIO:g})")
+                       f"x{c['t_full_g_over_pmu']:.2f} ({spread}expected about "
+                       f"x{PMU_EXPECTED_RATIO:g})")
         for role in ("random", "sequential"):
             if c.get(f"{role}_rate_pmu_over_g") is not None:
                 out.append(f"  {role} throughput hawkeye-pmu / hawkeye-g: "

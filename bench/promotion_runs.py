@@ -7,7 +7,7 @@ pyplot() and save() is pure.
 import os
 import sys
 
-from report_io import ReportError, json_lines, ratio
+from report_io import ReportError, json_lines, median_and_range, ratio
 
 GOAL_COVERAGE = 0.9        # "covered": >= 90 % of the hot regions are huge
 # The /proc/vmstat counter that counts a policy's promotions.
@@ -176,17 +176,38 @@ def runs_of(d, experiment):
     return out
 
 
-def rounds_of(d, experiment):
-    """{workload: [{policy: run id} of round 1, of round 2, ...]}: the
+def rounds_of(d, experiment, key=lambda r: r["policy"]):
+    """{workload: [{KEY(run): run id} of round 1, of round 2, ...]}: the
     interleaved rounds of promotion.sh's ROUNDS (a run without a round is
-    round 1's)."""
+    round 1's); KEY is the run's policy unless given."""
     out = {}
     for rid, r in sorted(d["runs"].items()):
         if r.get("experiment") == experiment:
             rounds = out.setdefault(r["workload"], [])
             k = r.get("round", 1) - 1
             rounds += [{} for _ in range(k + 1 - len(rounds))]
-            rounds[k][r["policy"]] = rid
+            rounds[k][key(r)] = rid
+    return out
+
+
+def median_index(values):
+    """Index of the median of VALUES that are not None (the lower of the
+    middle two of an even count), 0 without any: the round a summary over
+    rounds shows, so that its figures and plot come from one real run."""
+    known = sorted((v, i) for i, v in enumerate(values) if v is not None)
+    return known[(len(known) - 1) // 2][1] if known else 0
+
+
+def over_rounds(per_round, figures):
+    """Summary of one comparison over rounds: PER_ROUND holds a dict of
+    FIGURES per round (a figure may be None); returns, per figure, its
+    median, its [lowest, highest] under NAME_range and every round's value
+    under "rounds", with "rounds" the number of rounds."""
+    out = {"rounds": len(per_round), "per_round": {}}
+    for k in figures:
+        vals = [r.get(k) for r in per_round]
+        out[k], out[k + "_range"] = median_and_range(vals)
+        out["per_round"][k] = vals
     return out
 
 

@@ -482,7 +482,7 @@ def test_order_summary():
     d = report.parse_lines(LINES[:1] + order_lines())
     s = report.summarize_order(d)
     assert list(s) == ["none", "linux", "hawkeye-g"]
-    assert list(s["none"]) == ["workload-first"]
+    assert list(s["none"]) == ["workload-first", "over_rounds"]
     lin, hg = s["linux"], s["hawkeye-g"]
     assert lin["workload-first"]["t90"] == 10 and not lin["workload-first"]["t90_lower_bound"]
     # never covered when Redis came first: the run's length, flagged
@@ -508,3 +508,66 @@ def test_main_order_only(tmp_path):
     data = json.loads((tmp_path / "order.json").read_text())
     assert data["benchmark"] == "order" and set(data["policies"]) == {"none", "linux", "hawkeye-g"}
     assert len(data["environment"]["thread_cpu"]) == 5
+
+
+def as_round(lines, k, edit=lambda o: None):
+    """LINES as round K: run ids moved up by 100 * (K - 1), EDIT applied to
+    each parsed line."""
+    out = []
+    for ln in lines:
+        o = json.loads(ln)
+        if o.get("run") is not None:
+            o["run"] += 100 * (k - 1)
+            if o["type"] == "run":
+                o["round"] = k
+        edit(o)
+        out.append(json.dumps(o))
+    return out
+
+
+def instance_seconds(run, seconds):
+    """An edit for as_round(): the instance lines of RUN (its id in round 1)
+    take SECONDS(old seconds)."""
+    def edit(o):
+        if o["type"] == "instance" and o["run"] % 100 == run % 100:
+            o["seconds"] = seconds(o["seconds"])
+    return edit
+
+
+def test_order_over_rounds():
+    # Linux redis-first never covers: its run time stands in, 12, 18, 15 s.
+    lines = (order_lines() + as_round(order_lines(), 2, instance_seconds(32, lambda s: 18.0))
+             + as_round(order_lines(), 3, instance_seconds(32, lambda s: 15.0)))
+    s = report.summarize_order(report.parse_lines(LINES[:1] + lines))
+    lin, rounds = s["linux"], s["linux"]["over_rounds"]
+    assert rounds["rounds"] == 3 and rounds["round_shown"] == 3
+    assert lin["t90_redis_first_over_workload_first"] == pytest.approx(1.5)
+    assert rounds["t90_redis_first_over_workload_first_range"] == pytest.approx([1.2, 1.8])
+    assert lin["redis-first"]["t90"] == 15.0 and lin["redis-first"]["run"] == 232
+    assert rounds["per_round"]["t90_redis-first"] == [12.0, 18.0, 15.0]
+    assert "x1.50 (x1.20-x1.80 over 3 rounds; round 3 shown)" in report.format_order(s)
+
+
+def test_fairness_over_rounds():
+    # hawkeye-g's instances 5 s slower in round 2, 1 s faster in round 3.
+    lines = (fairness_lines() + as_round(fairness_lines(), 2, instance_seconds(11, lambda s: s + 5))
+             + as_round(fairness_lines(), 3, instance_seconds(11, lambda s: s - 1)))
+    f = report.summarize_fairness(report.parse_lines(LINES + lines))["xsbench"]
+    c = f["comparison"]
+    assert c["rounds"] == 3 and c["round_shown"] == 1
+    assert c["mean_seconds_linux_over_hawkeye_g"] == pytest.approx(74 / 64.5)
+    assert c["mean_seconds_linux_over_hawkeye_g_range"] == pytest.approx([74 / 79.5, 74 / 61.5])
+    assert c["per_round"]["max_huge_difference_linux"] == [10, 10, 10]
+    assert f["policies"]["hawkeye-g"]["run"] == 11
+    text = report.format_fairness(report.summarize_fairness(report.parse_lines(LINES + lines)))
+    assert "round 1 of 3 shown" in text and "x1.15 (x0.93-x1.20)" in text
+
+
+def test_pmu_over_rounds():
+    # hawkeye-g never fully promotes the random one in round 2: a lower bound.
+    d = report.parse_lines(LINES[:1] + pmu_lines() + as_round(pmu_lines(g_full=False), 2))
+    c = report.summarize_pmu(d)["xsbench+sequential"]["comparison"]
+    assert c["rounds"] == 2 and c["round_shown"] == 1 and c["lower_bound"]
+    assert c["t_full_g_over_pmu"] == pytest.approx(2.2)
+    assert c["t_full_g_over_pmu_range"] == pytest.approx([2.0, 2.4])
+    assert c["per_round"]["t_full_g_over_pmu"] == pytest.approx([2.0, 2.4])
