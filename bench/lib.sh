@@ -83,6 +83,7 @@ thread_ticks() {
 zerod_ticks() { thread_ticks | awk '/^hawkeye_zerod/ {s += $2} END {print s + 0}'; }
 # Pages the zeroing threads zeroed since boot; nothing without HawkEye.
 prezero_pages() { awk '$1 == "hawkeye_prezero_pages" {print $2}' /proc/vmstat; }
+prezero_wasted() { awk '$1 == "hawkeye_prezero_wasted" {print $2}' /proc/vmstat; }
 
 # CPU time of the memory-management threads while a benchmark runs:
 # HawkEye's (hawkeye_zerod*, hawkeye_debloatd, hawkeye_promoted) and
@@ -93,12 +94,14 @@ prezero_pages() { awk '$1 == "hawkeye_prezero_pages" {print $2}' /proc/vmstat; }
 #   cpu_watch_start; ...; cpu_watch_stop EXPERIMENT CONFIG >>OUTFILE
 # prints {"type": "thread_cpu", "experiment", "config", "seconds" (wall),
 # "threads": {name: CPU seconds}, "clk_tck"}, and "prezero_mb", what the
-# zeroing threads zeroed meanwhile (hawkeye_prezero_pages), on a HawkEye
-# kernel.
+# zeroing threads zeroed meanwhile (hawkeye_prezero_pages), and
+# "prezero_wasted_mb", zeroed memory that allocations not needing zeroes
+# took (hawkeye_prezero_wasted), on a HawkEye kernel.
 cpu_watch_start() {
 	cpu_watch_file=$(mktemp /tmp/cpu_watch.XXXXXX)
 	cpu_watch_t0=$(date +%s.%N)
 	cpu_watch_z0=$(prezero_pages)
+	cpu_watch_w0=$(prezero_wasted)
 	(
 		declare -A first last name
 		snap() {
@@ -142,7 +145,7 @@ cpu_watch_stop() {
 	wait "$cpu_watch_pid" 2>/dev/null || true
 	awk -v ex="$1" -v cfg="$2" -v t0="$cpu_watch_t0" -v t1="$(date +%s.%N)" \
 		-v hz="$(getconf CLK_TCK)" -v z0="$cpu_watch_z0" -v z1="$(prezero_pages)" \
-		-v page="$(getconf PAGESIZE)" '
+		-v w0="$cpu_watch_w0" -v w1="$(prezero_wasted)" -v page="$(getconf PAGESIZE)" '
 		{ sum[$1] += $2 }
 		END {
 			printf "{\"type\": \"thread_cpu\", \"experiment\": \"%s\", \"config\": \"%s\", \"seconds\": %.1f, \"clk_tck\": %d, \"threads\": {", ex, cfg, t1 - t0, hz
@@ -151,6 +154,8 @@ cpu_watch_stop() {
 			printf "}"
 			if (z0 != "" && z1 != "")
 				printf ", \"prezero_mb\": %.1f", (z1 - z0) * page / 1048576
+			if (w0 != "" && w1 != "")
+				printf ", \"prezero_wasted_mb\": %.1f", (w1 - w0) * page / 1048576
 			print "}"
 		}' "$cpu_watch_file"
 	rm -f "$cpu_watch_file" "$cpu_watch_file.new"

@@ -63,10 +63,23 @@ def thread_cpu_lines(entries):
         rows.append([e.get("experiment") or "-", cfg or "-",
                      f"{e['seconds']:.1f}" if e.get("seconds") is not None else "-"]
                     + [fmt(th.get(n), 2) for n in names] + [fmt(hawkeye_cpu_pct(e), 2),
+                                                            zeroed_cell(e),
                                                             fmt(zeroed_per_cpu_s(e), 0)])
     return table(["experiment", "configuration", "wall (s)"] + [f"{n} CPU (s)" for n in names]
-                 + ["HawkEye threads, % of one CPU", "zeroed per zerod CPU-second (MB)"],
+                 + ["HawkEye threads, % of one CPU",
+                    "zeroed (MB; of it taken by allocations not needing zeroes)",
+                    "zeroed per zerod CPU-second (MB)"],
                  rows) + [""]
+
+
+def zeroed_cell(e):
+    """What the zeroing threads zeroed during a run, and how much of it
+    went to allocations that zero nothing (hawkeye_prezero_wasted) where
+    the run recorded it."""
+    if e.get("prezero_mb") is None:
+        return "-"
+    wasted = e.get("prezero_wasted_mb")
+    return fmt(e["prezero_mb"], 0) + ("" if wasted is None else f" ({fmt(wasted, 0)})")
 
 
 def section_sampling(s, cpu, rd):
