@@ -34,8 +34,11 @@
 #   FAIR_MB=256 [64]         footprint of each fairness instance
 #   HOT=0.125                hot fraction (top of the mapping)
 #   DURATION=180 [40]        seconds of a single run
-#   ROUNDS=3 [1]             rounds of every experiment, each interleaved
-#                            (round 1's runs of every policy, then round 2's)
+#   ROUNDS=3 [1]             single: rounds of every workload and policy,
+#                            interleaved (round 1's runs, then round 2's)
+#   ROUNDS_fairness=1, ROUNDS_order=1, ROUNDS_pmu=1   the same for the other
+#                            experiments (make demo: 3 each; each round of
+#                            the three adds about 18 minutes)
 #   FAIR_SECONDS=120 [20]    work of a fairness instance: what the baseline
 #                            (none, single run) does in this many seconds
 #   PAGES_TO_SCAN=1024       promotion budget: khugepaged pages_to_scan; HawkEye
@@ -90,6 +93,7 @@ ORDER_MB=${ORDER_MB:-128} ORDER_SECONDS=${ORDER_SECONDS:-90} REDIS_MB=${REDIS_MB
 REDIS_RATE=${REDIS_RATE:-1000} ORDER_POLICIES=${ORDER_POLICIES:-$policies}
 MB=${MB:-512} FAIR_MB=${FAIR_MB:-256} HOT=${HOT:-0.125} DURATION=${DURATION:-180}
 ROUNDS=${ROUNDS:-3}
+ROUNDS_fairness=${ROUNDS_fairness:-1} ROUNDS_order=${ROUNDS_order:-1} ROUNDS_pmu=${ROUNDS_pmu:-1}
 FAIR_SECONDS=${FAIR_SECONDS:-120} PAGES_TO_SCAN=${PAGES_TO_SCAN:-1024}
 SCAN_SLEEP_MS=${SCAN_SLEEP_MS:-1000} SCAN_PERIOD_MS=${SCAN_PERIOD_MS:-10000}
 SAMPLE_WINDOW_MS=${SAMPLE_WINDOW_MS:-1000} LEAVE_MB=${LEAVE_MB:-32}
@@ -122,7 +126,8 @@ if [ -n "$host_mode" ]; then
 	[ -n "$kernel" ] && vmargs+=(--kernel "$kernel")
 	start=$SECONDS
 	scripts/vm-run "${vmargs[@]}" -- env QUICK="${QUICK:-}" MB="$MB" FAIR_MB="$FAIR_MB" \
-		HOT="$HOT" DURATION="$DURATION" ROUNDS="$ROUNDS" FAIR_SECONDS="$FAIR_SECONDS" \
+		HOT="$HOT" DURATION="$DURATION" ROUNDS="$ROUNDS" ROUNDS_fairness="$ROUNDS_fairness" \
+		ROUNDS_order="$ROUNDS_order" ROUNDS_pmu="$ROUNDS_pmu" FAIR_SECONDS="$FAIR_SECONDS" \
 		PAGES_TO_SCAN="$PAGES_TO_SCAN" SCAN_SLEEP_MS="$SCAN_SLEEP_MS" \
 		SCAN_PERIOD_MS="$SCAN_PERIOD_MS" SAMPLE_WINDOW_MS="$SAMPLE_WINDOW_MS" \
 		FRESH_MS="$FRESH_MS" LEAVE_MB="$LEAVE_MB" PMU_MB="$PMU_MB" PMU_SECONDS="$PMU_SECONDS" \
@@ -561,7 +566,7 @@ if [[ " $experiments " == *" single "* ]]; then
 	round=1
 fi
 if [[ " $experiments " == *" fairness "* ]]; then
-	for round in $(seq "$ROUNDS"); do
+	for round in $(seq "$ROUNDS_fairness"); do
 		for w in $fair_workloads; do
 			rate=$(base_rate "$w")
 			for p in $policies; do
@@ -580,7 +585,7 @@ if [[ " $experiments " == *" fairness "* ]]; then
 	round=1
 fi
 if [[ " $experiments " == *" order "* ]]; then
-	for round in $(seq "$ROUNDS"); do
+	for round in $(seq "$ROUNDS_order"); do
 		for p in $ORDER_POLICIES; do
 			for order in workload-first redis-first; do
 				# Without huge pages the order does not matter: one baseline run.
@@ -592,7 +597,7 @@ if [[ " $experiments " == *" order "* ]]; then
 	order='' round=1
 fi
 if [[ " $experiments " == *" pmu "* ]]; then
-	for round in $(seq "$ROUNDS"); do
+	for round in $(seq "$ROUNDS_pmu"); do
 		for p in $PMU_POLICIES; do
 			run pmu xsbench+sequential "$p" 2 "$PMU_MB" -d "$PMU_SECONDS" || true
 		done
