@@ -97,9 +97,10 @@ def format_order(summary):
         if res.get(EFFECT) is not None:
             rounds = res["over_rounds"]
             lo, hi = rounds[EFFECT + "_range"]
+            spread = (f" (x{lo:.2f}-x{hi:.2f} over {rounds['rounds']} rounds; round "
+                      f"{rounds['round_shown']} shown)" if rounds["rounds"] > 1 else "")
             out.append(f"  {p:12s} launch order effect on t90 (redis-first / workload-first): "
-                       f"x{res[EFFECT]:.2f} (x{lo:.2f}-x{hi:.2f} over {rounds['rounds']} rounds; "
-                       f"round {rounds['round_shown']} shown)")
+                       f"x{res[EFFECT]:.2f}{spread}")
     out.append(f"  Note: {TCG_NOTE}.")
     return "\n".join(out)
 

@@ -151,7 +151,9 @@ def section_table1(t, rd, quick=None):
     if zeroed:
         out += ["Zeroing of each HawkEye configuration's faults of its page size (medians per "
                 "run): pre-zeroed, or zeroed at the fault because the pool had no zeroed block "
-                "of that size left (the pool is refilled before each run, as in the paper).", ""]
+                "of that size left (the pool is refilled before each run, as in the paper). The "
+                "counters are system-wide: a 4 KB configuration's also count the few 4 KB faults of "
+                "other processes during the run, so its pre-zeroed faults can exceed its own.", ""]
         out += table(["config", "faults of its size", "pre-zeroed", "zeroed at the fault"],
                      [[label, fmt(m(label, size_faults(label))), fmt(m(label, "prezeroed")),
                        fmt(m(label, "sync_zeroed"))] for label in zeroed])
