@@ -27,8 +27,8 @@ from promotion_fairness import format_fairness, plot_fairness, summarize_fairnes
 from promotion_order import format_order, plot_order, summarize_order
 from promotion_pmu import format_pmu, plot_pmu, summarize_pmu
 from promotion_runs import (GOAL_COVERAGE, TCG_NOTE, ReportError, counter_for, coverage, fmt,
-                            parse_lines, policy_runs, pyplot, rounds_of, run_rate, save,
-                            sorted_policies, time_ratio)
+                            median_index, parse_lines, policy_runs, pyplot, rounds_of, run_rate,
+                            save, sorted_policies, time_ratio)
 from report_io import arg_parser, median_and_range, ratio, write_json
 
 GOAL_PROMOTIONS_PER_HOT = 1.2   # hawkeye-g: promotions / hot regions to get there
@@ -118,9 +118,7 @@ def summarize_single(d):
                 if pols]
         numbers, per = [k for k, _ in kept], [pols for _, pols in kept]
         cmps = [compare_round(pols) for pols in per]
-        t90s = [c["t90_linux_over_hawkeye_g"] for c in cmps]
-        known = sorted((v, i) for i, v in enumerate(t90s) if v is not None)
-        shown = known[(len(known) - 1) // 2][1] if known else 0
+        shown = median_index([c["t90_linux_over_hawkeye_g"] for c in cmps])
         policies = {}
         for p in sorted_policies({p for pols in per for p in pols}):
             runs = [pols[p] for pols in per if p in pols]

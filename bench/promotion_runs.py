@@ -167,15 +167,6 @@ def analyse_run(d, run_id):
     return res
 
 
-def runs_of(d, experiment):
-    """{workload: {policy: run id}} (the last run of each pair)."""
-    out = {}
-    for rid, r in sorted(d["runs"].items()):
-        if r.get("experiment") == experiment:
-            out.setdefault(r["workload"], {})[r["policy"]] = rid
-    return out
-
-
 def rounds_of(d, experiment, key=lambda r: r["policy"]):
     """{workload: [{KEY(run): run id} of round 1, of round 2, ...]}: the
     interleaved rounds of promotion.sh's ROUNDS (a run without a round is
