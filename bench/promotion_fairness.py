@@ -107,8 +107,8 @@ def format_fairness(summary):
                        f"difference per round: {gaps}")
         if c.get("mean_seconds_linux_over_hawkeye_g") is not None:
             lo, hi = c["mean_seconds_linux_over_hawkeye_g_range"]
-            out.append(f"  {w}: mean time linux / hawkeye-g x{c['mean_seconds_linux_over_hawkeye_g']:.2f}"
-                       f" (x{lo:.2f}-x{hi:.2f})")
+            out.append(f"  {w}: mean time linux / hawkeye-g "
+                       f"x{c['mean_seconds_linux_over_hawkeye_g']:.2f} (x{lo:.2f}-x{hi:.2f})")
     return "\n".join(out)
 
 

@@ -72,7 +72,8 @@ def summarize_order(d):
                  **{f"t90_{o}": x.get(o, {}).get("t90") for o in ORDERS},
                  **{f"speedup_{o}": x.get(o, {}).get("speedup") for o in ORDERS}} for x in res]
         shown = median_index([f[EFFECT] if f[EFFECT] is not None else f["speedup"] for f in figs])
-        rounds = over_rounds(figs, [EFFECT] + [f"{k}_{o}" for k in ("t90", "speedup") for o in ORDERS])
+        rounds = over_rounds(figs, [EFFECT] + [f"{k}_{o}" for k in ("t90", "speedup")
+                                               for o in ORDERS])
         out[p] = dict(res[shown], over_rounds=dict(rounds, round_shown=shown + 1))
         if rounds[EFFECT] is not None:
             out[p][EFFECT] = rounds[EFFECT]
