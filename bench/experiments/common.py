@@ -97,6 +97,12 @@ def fx_spread(r, lo, hi):
     return fx(r) if lo is None or lo == hi else f"{fx(r)} ({lo:.3g}-{hi:.3g}x)"
 
 
+def spread(c, key):
+    """(median, (lowest, highest)) of a comparison's ratio over the rounds;
+    a single run's ratio is its own range."""
+    return c.get(key), tuple(c.get(key + "_range") or (c.get(key), c.get(key)))
+
+
 def table(header, rows):
     out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     for r in rows:

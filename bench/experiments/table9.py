@@ -1,6 +1,6 @@
 """HawkEye-G against HawkEye-PMU: Table 9."""
 
-from .common import fmt, fx, fx_spread, goal_verdict, table, recorded, png, not_run, policy_rows, values, WHY
+from .common import fmt, fx, fx_spread, goal_verdict, spread, table, recorded, png, not_run, policy_rows, values, WHY
 
 FILES = ("pmu.json", "table9.json")
 # The ratios between the policies that the report gives with their spread.
@@ -113,12 +113,6 @@ def section_table9(pm, rd):
     ]
     out += recorded(env)
     return out, claims
-
-
-def spread(c, key):
-    """(median, (lowest, highest)) of a comparison's ratio over the rounds;
-    a single run's ratio is its own range."""
-    return c.get(key), tuple(c.get(key + "_range") or (c.get(key), c.get(key)))
 
 
 def row_cells(d):
