@@ -143,11 +143,15 @@ def upstream_line(tag, entry):
     return f"upstream{tag}/{name} {limit} {cmd}\n"
 
 
-def write_manifest(tag, guest_tests, upstream, soak_s):
+def write_manifest(tag, guest_tests, upstream, soak_s, kasan=False):
     # Upstream's tests first, on the machine as booted, as run_vmtests.sh
-    # runs them; "last:" ones after ours and the soak.
+    # runs them; "last:" ones after ours and the soak. A KASAN boot first
+    # checks that it runs as vm-run set it up (kasan-paging.sh).
     path = os.path.join(OUT, f"manifest{tag}")
     with open(path, "w") as f:
+        if kasan:
+            check = os.path.join(REPO, "tests", "guest", "kasan-paging.sh")
+            f.write(f"harness/kasan-paging 30 {check}\n")
         for entry in upstream:
             if not entry.startswith("last:"):
                 f.write(upstream_line(tag, entry))
@@ -399,7 +403,7 @@ def main(argv):
             by_name = {os.path.basename(exe): exe for exe in guest_tests}
             mine = ([exe for name, exe in by_name.items() if name not in GUEST_TESTS_ELSEWHERE]
                     if ours == "*" else [by_name[name] for name in ours])
-            manifest = write_manifest(tag, mine, upstream, soak_s)
+            manifest = write_manifest(tag, mine, upstream, soak_s, kasan=flavour == "debug")
             groups += run_boot(tag, images[flavour], append, manifest, vm_args)
         # On the release kernel: the pair of boots took 12 minutes under
         # KASAN; what it tests (marks after a resume) needs no debug option.

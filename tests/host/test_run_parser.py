@@ -57,6 +57,16 @@ def test_manifest_runs_last_upstream_tests_after_ours(tmp_path, monkeypatch):
     assert names == ["hawkeye/baselines", "soak/stress-ng", "upstream/transhuge-stress"]
 
 
+def test_manifest_of_a_kasan_boot_checks_its_paging_first(tmp_path, monkeypatch):
+    import run
+    monkeypatch.setattr(run, "OUT", str(tmp_path))
+    path = run.write_manifest("", ["/b/baselines"], [], 0, kasan=True)
+    lines = open(path).read().splitlines()
+    assert lines[0].split()[0] == "harness/kasan-paging"
+    assert lines[0].endswith("tests/guest/kasan-paging.sh")
+    assert [line.split()[0] for line in lines[1:]] == ["hawkeye/baselines"]
+
+
 def test_plain_programs_count_once():
     assert count_one(["Run test: x", "OK"], 0) == (1, 0, 0, "")
     assert count_one([], 4) == (0, 0, 1, "skipped")
