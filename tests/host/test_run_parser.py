@@ -57,6 +57,14 @@ def test_manifest_runs_last_upstream_tests_after_ours(tmp_path, monkeypatch):
     assert names == ["hawkeye/baselines", "soak/stress-ng", "upstream/transhuge-stress"]
 
 
+def test_manifest_gives_prezero_its_longer_limit(tmp_path, monkeypatch):
+    import run
+    monkeypatch.setattr(run, "OUT", str(tmp_path))
+    path = run.write_manifest("", ["/b/baselines", "/b/prezero"], [], 0)
+    limits = {line.split()[0]: int(line.split()[1]) for line in open(path)}
+    assert limits == {"hawkeye/baselines": 600, "hawkeye/prezero": 900}
+
+
 def test_manifest_of_a_kasan_boot_checks_its_paging_first(tmp_path, monkeypatch):
     import run
     monkeypatch.setattr(run, "OUT", str(tmp_path))
