@@ -25,13 +25,13 @@ TITLE = "Huge pages on a hardware MMU (native runs, not TCG)"
 
 
 def render(res, rd):
-    return section_or_not_run(res.get("native-tlb"), rd, section, TITLE,
+    return section_or_not_run(res.get("native-tlb"), rd, lambda nt, rd: section(nt, rd, res), TITLE,
                               "results/native-tlb.json is missing: `bench/native_tlb.py -o "
                               "results/native-tlb.json` on a host with a hardware MMU (no TCG).",
                               CLAIM[:2])
 
 
-def section(nt, rd):
+def section(nt, rd, res):
     env, s = nt.get("environment", {}), nt.get("summary", {})
     st = nt.get("settings", {})
     out = [f"## {TITLE}", "",
@@ -66,7 +66,6 @@ def section(nt, rd):
         claims.append((f"{w} runs faster with huge pages than with base pages (Table 5)",
                        f"{p[w]:.2f}x", fx_spread(d.get("speedup"), *d.get("speedup_range", (None, None))),
                        verdict(d.get("speedup"), p[w])))
-    pte = nt.get("pteloop")
     out += [
         "What this shows: the premise of access-coverage promotion and of HawkEye-PMU, on real "
         "hardware. Huge pages speed up the random readers (xsbench, graph500), by as much as the "
@@ -82,10 +81,26 @@ def section(nt, rd):
         ". The runs need no HawkEye kernel: they measure what a promotion is worth, not our code.",
         "",
     ]
-    if pte:
-        out += [f"`bench/pteloop` on this host, over {fmt(pte['entries'])} entries (16 GiB): "
-                f"{fmt(pte['open_ns_per_entry'])} ns per entry for the opening walk, "
-                f"{fmt(pte['count_ns_per_entry'])} for the counting one; \"HawkEye's own overhead\" "
-                "scales its TCG figures by the same loop on the build host.", ""]
+    out += pteloop_lines(nt.get("pteloop"), res.get("sampling") or {})
     out += recorded(env, st)
     return out, claims
+
+
+def pteloop_lines(pte, sampling):
+    """`pteloop` here beside the build host's and TCG's (results/sampling.json),
+    and the hardware estimate of sampling's cost that this host's loop gives."""
+    if not pte:
+        return []
+    ns = pte["open_ns_per_entry"] + pte["count_ns_per_entry"]
+    tcg = sampling.get("tcg") or {}
+    goal = (sampling.get("goals") or {}).get("pct_at_largest") or {}
+    out = [f"`bench/pteloop` on this host, over {fmt(pte['entries'])} entries (16 GiB): "
+           f"{fmt(ns)} ns per entry (opening and counting walk together)"]
+    if tcg.get("guest_ns_per_entry") and goal.get("ours") is not None:
+        out[0] += (f", against {fmt(tcg.get('host_ns_per_entry'))} on the build host and "
+                   f"{fmt(tcg['guest_ns_per_entry'])} under TCG. Scaled by this host's loop instead "
+                   "of the build host's, the worst case of \"HawkEye's own overhead\" "
+                   f"({fmt(goal['ours'], 3)} % of one CPU under TCG) would be "
+                   f"{fmt(goal['ours'] * ns / tcg['guest_ns_per_entry'], 3)} % on this hardware "
+                   "(an estimate, as there)")
+    return [out[0] + ".", ""]
