@@ -139,7 +139,7 @@ static bool secondary_young(struct mm_struct *mm, unsigned long start,
 
 /**
  * hawkeye_young_ptes() - the accessed bits of a 2 MB region
- * @vma: the VMA, under mmap_lock
+ * @vma: a VMA of hawkeye_walk_regions() (anonymous), under mmap_lock
  * @addr: the region's start
  * @young: NULL when a sample window opens; else the window closes, see below
  * @skipped: counts the calls that read no PTE (see below)
@@ -225,9 +225,15 @@ int hawkeye_young_ptes(struct vm_area_struct *vma, unsigned long addr,
 		nr++;
 		if (young)
 			__set_bit(i, young);
-		folio = vm_normal_folio(vma, addr, ptent);
-		if (folio)
-			hawkeye_keep_access(folio);
+		/*
+		 * vm_normal_folio() less its checks for PFN maps, which are
+		 * not anonymous: it was half a pass over hot memory. A
+		 * special PTE here maps the zero page, which has no LRU.
+		 */
+		if (pte_special(ptent))
+			continue;
+		folio = pfn_folio(pte_pfn(ptent));
+		hawkeye_keep_access(folio);
 	}
 	pte_unmap_unlock(pte, ptl);
 	if (present)

@@ -422,18 +422,18 @@ unsigned int hawkeye_best_order(const unsigned long *used, unsigned long orders)
 	orders &= GENMASK(HPAGE_PMD_ORDER, 1);
 	while (orders) {
 		unsigned int order = __fls(orders), nr = 1U << order;
-		unsigned int i, pieces = 0, unused = 0, w = 0;
+		unsigned int i, w, pieces = 0, unused = 0;
 
 		orders &= ~BIT(order);
-		for (i = 0; i < HPAGE_PMD_NR; i++) {
-			w += test_bit(i, used);
-			if ((i + 1) % nr)
-				continue;
+		/* A word at a time: this runs for every region sampled. */
+		for (i = 0; i < HPAGE_PMD_NR; i += nr) {
+			w = nr > BITS_PER_LONG ?
+			    bitmap_weight(used + i / BITS_PER_LONG, nr) :
+			    hweight_long(bitmap_read(used, i, nr));
 			if (w) {
 				pieces++;
 				unused += nr - w;
 			}
-			w = 0;
 		}
 		if (pieces && unused < pieces * debloat_piece_bar(threshold, order))
 			return order;

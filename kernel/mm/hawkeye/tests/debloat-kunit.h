@@ -249,6 +249,18 @@ static void debloat_test_best_order(struct kunit *test)
 	for (i = 0; i < HPAGE_PMD_NR; i += 32)
 		bitmap_set(used, i, 9);
 	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, orders), 4U);
+
+	/*
+	 * Pages 100-299, across words and pieces of every size: 256 pages
+	 * leave 312 unused >= 2 * 128, 128 pages 184 < 3 * 64, 64 pages
+	 * 56 < 4 * 32, 32 pages 24 < 7 * 16.
+	 */
+	bitmap_zero(used, HPAGE_PMD_NR);
+	bitmap_set(used, 100, 200);
+	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, BIT(8) | BIT(0)), 0U);
+	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, GENMASK(8, 6) | BIT(0)), 7U);
+	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, BIT(6) | BIT(0)), 6U);
+	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, BIT(5) | BIT(0)), 5U);
 	hawkeye_debloat.threshold = threshold;
 }
 
