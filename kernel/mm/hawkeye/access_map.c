@@ -367,20 +367,38 @@ struct map_walk {
 };
 
 /*
+ * Read the accessed bits of the region at @addr (hawkeye_young_ptes()) and
+ * find its entry in @hm's map, adding one if it is new. Returns the entry;
+ * NULL if the region has no page table or no entry could be added. *@nr
+ * gets the bits set, *@present the PTEs present (the entry's last count
+ * where no PTE was read).
+ */
+static struct hawkeye_region *map_young(struct hawkeye_mm *hm,
+					struct vm_area_struct *vma,
+					unsigned long addr, unsigned long *young,
+					int *nr, unsigned int *present)
+{
+	struct hawkeye_region *r = xa_load(&hm->map.regions, addr >> PMD_SHIFT);
+
+	*present = r ? r->present : 0;
+	*nr = hawkeye_young_ptes(vma, addr, young, &hm->map.skipped, present);
+	if (*nr < 0)
+		return NULL;
+	return r ?: map_add(hm, addr);
+}
+
+/*
  * Open a window on the region at @addr: clear its accessed bits, and note
  * how many pages are mapped, for the count to tell population from use.
  */
 static void map_clear_region(struct vm_area_struct *vma, unsigned long addr,
 			     void *arg)
 {
-	struct hawkeye_mm *hm = arg;
-	struct hawkeye_region *r = xa_load(&hm->map.regions, addr >> PMD_SHIFT);
-	unsigned int present = r ? r->present : 0;
+	unsigned int present;
+	int nr;
+	struct hawkeye_region *r = map_young(arg, vma, addr, NULL, &nr,
+					     &present);
 
-	if (hawkeye_young_ptes(vma, addr, NULL, &hm->map.skipped, &present) < 0)
-		return;
-	if (!r)
-		r = map_add(hm, addr);
 	if (r)
 		r->present = present;
 }
@@ -412,24 +430,20 @@ static void map_count_region(struct vm_area_struct *vma, unsigned long addr,
 {
 	struct map_walk *w = arg;
 	struct hawkeye_mm *hm = w->hm;
-	struct hawkeye_region *r = xa_load(&hm->map.regions, addr >> PMD_SHIFT);
-	unsigned int present = r ? r->present : 0;
 	DECLARE_BITMAP(young, HPAGE_PMD_NR);
-	int coverage = hawkeye_young_ptes(vma, addr, young, &hm->map.skipped,
-					  &present);
-	unsigned int ema, best, populated;
+	unsigned int ema, best, populated, present;
+	struct hawkeye_region *r;
+	int coverage;
 	bool fresh;
 
-	if (coverage < 0)
+	/* New if the region was not mapped when the window opened. */
+	r = map_young(hm, vma, addr, young, &coverage, &present);
+	if (!r)
 		return;
 	best = hawkeye_best_order(young, BIT(0) |
 				  thp_vma_allowable_orders(vma, vma->vm_flags,
 							   TVA_ENFORCE_SYSFS,
 							   THP_ORDERS_ALL_ANON));
-	if (!r)
-		r = map_add(hm, addr);	/* not mapped when the window opened */
-	if (!r)
-		return;
 	/*
 	 * A page mapped during the window is young from the fault that mapped
 	 * it: that is population, not use. A process writing its memory once
