@@ -22,10 +22,11 @@ import argparse
 import json
 import os
 import platform
-import statistics
 import subprocess
 import sys
 import time
+
+from report_io import median_and_range, write_json
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 THP = "/sys/kernel/mm/transparent_hugepage/enabled"
@@ -124,11 +125,11 @@ def summarize(runs):
         if not pairs:
             continue
         speedups = [v["huge"] / v["base"] for v in pairs]
+        speedup, speedup_range = median_and_range(speedups)
         out[workload] = {"unit": key, "rounds": len(pairs),
-                         "huge_rate": statistics.median(v["huge"] for v in pairs),
-                         "base_rate": statistics.median(v["base"] for v in pairs),
-                         "speedup": statistics.median(speedups),
-                         "speedup_range": [min(speedups), max(speedups)],
+                         "huge_rate": median_and_range(v["huge"] for v in pairs)[0],
+                         "base_rate": median_and_range(v["base"] for v in pairs)[0],
+                         "speedup": speedup, "speedup_range": speedup_range,
                          "speedups": speedups}
     return out
 
@@ -170,12 +171,10 @@ def main():
     res = {"environment": env, "settings": {"mb": a.mb, "seconds": a.seconds, "rounds": a.rounds},
            "runs": runs, "summary": summarize(runs),
            "pteloop": json.loads(pte.stdout) if pte.returncode == 0 else None}
-    text = json.dumps(res, indent=1)
     if a.output == "-":
-        print(text)
+        print(json.dumps(res, indent=1))
     else:
-        with open(a.output, "w") as f:
-            f.write(text + "\n")
+        write_json(a.output, res)
 
 
 if __name__ == "__main__":
