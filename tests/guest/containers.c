@@ -213,6 +213,9 @@ TEST_F_TIMEOUT(containers, recovery_saves_a_bloated_container, 300)
 {
 	long split0 = vmstat("hawkeye_debloat_thp_split");
 	long direct0 = vmstat("hawkeye_debloat_direct");
+	long fit0 = vmstat("hawkeye_debloat_direct_fit");
+	long busy0 = vmstat("hawkeye_debloat_direct_busy");
+	long failed0 = vmstat("thp_split_page_failed");
 	pid_t a, b;
 	int st;
 
@@ -226,11 +229,15 @@ TEST_F_TIMEOUT(containers, recovery_saves_a_bloated_container, 300)
 	a = cg_run(CG_A, bloat_then_grow, 140);
 	ASSERT_LT(0, a);
 	st = wait_status(a);
-	TH_LOG("recovery on: status %d, peak %ld kB of 163840, THPs split %ld (direct %ld), "
-	       "zero pages freed %ld, pgscan %ld (kswapd %ld), MemFree %ld kB, oom_kill %ld, "
-	       "swap %ld kB", st, cg_long(CG_A, "memory.peak", NULL) / 1024,
+	TH_LOG("recovery on: status %d, peak %ld kB of 163840, THPs split %ld (direct %ld, "
+	       "fit %ld, mmap_lock busy %ld; splits failed %ld), zero pages freed %ld, "
+	       "pgscan %ld (kswapd %ld), MemFree %ld kB, oom_kill %ld, swap %ld kB", st,
+	       cg_long(CG_A, "memory.peak", NULL) / 1024,
 	       cg_long(CG_A, "memory.stat", "hawkeye_debloat_thp_split"),
 	       vmstat("hawkeye_debloat_direct") - direct0,
+	       vmstat("hawkeye_debloat_direct_fit") - fit0,
+	       vmstat("hawkeye_debloat_direct_busy") - busy0,
+	       vmstat("thp_split_page_failed") - failed0,
 	       cg_long(CG_A, "memory.stat", "hawkeye_debloat_zero_pages_freed"),
 	       cg_long(CG_A, "memory.stat", "pgscan"),
 	       cg_long(CG_A, "memory.stat", "pgscan_kswapd"), meminfo_kb("MemFree"),

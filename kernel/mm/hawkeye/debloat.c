@@ -359,28 +359,18 @@ static unsigned long debloat_split_orders(struct vm_area_struct *vma)
 }
 
 /*
- * Split @folio (referenced by the caller) to the highest of @orders below
- * its own, as split_huge_page() requires: locked, and not pinned by anyone
- * else. A split to order 0 maps the subpages that are zero-filled then to
- * the zero page and frees them. Returns the order split to, or -1.
+ * Split @folio (referenced and locked by the caller) to the highest of
+ * @orders below its own, as split_huge_page() requires: not pinned by
+ * anyone else. A split to order 0 maps the subpages that are zero-filled
+ * then to the zero page and frees them. Returns the order split to, or -1.
  */
 static int debloat_split(struct mm_walk *walk, struct folio *folio,
 			 unsigned long orders)
 {
 	unsigned int from = folio_order(folio);
-	int order = -1;
+	int order = highest_order(orders & (BIT(from) - 1));
 
-	if (!folio_trylock(folio))
-		return -1;
-	/* Split or freed by someone else since it was looked at? */
-	if (folio_test_large(folio) && folio_test_anon(folio) &&
-	    folio_order(folio) == from) {
-		order = highest_order(orders & (BIT(from) - 1));
-		if (split_huge_page_to_list_to_order(&folio->page, NULL, order))
-			order = -1;
-	}
-	folio_unlock(folio);
-	if (order < 0)
+	if (split_huge_page_to_list_to_order(&folio->page, NULL, order))
 		return -1;
 	/* A hint for khugepaged, which reads it locklessly. */
 	WRITE_ONCE(walk->mm->hawkeye_debloat_splits,
@@ -455,10 +445,22 @@ static int debloat_examine(struct mm_walk *walk, pmd_t *pmd,
 	unsigned int from = folio_order(folio), freed = 0;
 	int to = -1;
 
-	if (!folio_contain_hwpoisoned_page(folio) &&
+	/*
+	 * Locked while it is read, not only referenced: the other walker
+	 * (the thread, or direct recovery in a cgroup) skips it rather than
+	 * make its split fail. In step, they failed each other's splits
+	 * (thp_split_page_failed) and a charge went to reclaim.
+	 */
+	if (!folio_trylock(folio))
+		return -1;
+	/* Split or freed by someone else since it was looked up? */
+	if (folio_test_large(folio) && folio_test_anon(folio) &&
+	    folio_order(folio) == from &&
+	    !folio_contain_hwpoisoned_page(folio) &&
 	    hawkeye_memcg_recoverable(folio, dw->dom->memcg) &&
 	    debloat_worth_splitting(folio, bar, &dw->bytes))
 		to = debloat_split(walk, folio, orders);
+	folio_unlock(folio);
 	if (to < 0)
 		return to;
 	dw->split = true;
