@@ -401,22 +401,6 @@ TEST_F_TIMEOUT(prezero, rate_limit_is_observed, 600)
 	EXPECT_GE(pages, (long)(rate * secs / 4));
 }
 
-/* Clock ticks @pid has run, user and system. */
-static long thread_ticks(pid_t pid)
-{
-	char path[64], buf[1024], *p;
-	unsigned long utime, stime;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (read_file(path, buf, sizeof(buf)) || !(p = strrchr(buf, ')')))
-		return -1;
-	/* After the comm: fields 3 to 13, then utime and stime. */
-	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
-		   &utime, &stime) != 2)
-		return -1;
-	return utime + stime;
-}
-
 /*
  * Microseconds @pid has run: the scheduler's own sum (/proc/PID/sched,
  * CONFIG_SCHED_DEBUG). Clock ticks sample a thread too coarsely when it
@@ -542,7 +526,7 @@ TEST_F_TIMEOUT(prezero, paced_zeroing_backs_off_for_runnable_work, 300)
 {
 	const long rate = 2560;	/* pages a second and node: 10 MB/s */
 	int cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	long busy, idle, backoffs, idle_backoffs, ticks0 = 0, ticks = 0;
+	long busy, idle, backoffs, idle_backoffs, run0 = 0, run = 0;
 	pid_t spinner[64], zerod[8];
 	double secs, idle_secs;
 	int n = nodes();
@@ -563,19 +547,18 @@ TEST_F_TIMEOUT(prezero, paced_zeroing_backs_off_for_runnable_work, 300)
 
 		snprintf(name, sizeof(name), "hawkeye_zerod%d", nid);
 		zerod[nid] = kthread_pid(name);
-		ticks0 += thread_ticks(zerod[nid]);
+		run0 += thread_run_us(zerod[nid]);
 	}
 	busy = zeroed_in(4, &backoffs, &secs);
 	for (int nid = 0; nid < n; nid++)
-		ticks += thread_ticks(zerod[nid]);
+		run += thread_run_us(zerod[nid]);
 	for (int c = 0; c < cpus; c++) {
 		kill(spinner[c], SIGKILL);
 		waitpid(spinner[c], NULL, 0);
 	}
 	idle = zeroed_in(2, &idle_backoffs, &idle_secs);
-	TH_LOG("CPUs busy: %ld pages in %.2f s (rate %ld a node), %ld back-offs, zeroing threads %ld ticks of %.0f; idle: %ld pages in %.2f s, %ld back-offs",
-	       busy, secs, rate, backoffs, ticks - ticks0, secs * sysconf(_SC_CLK_TCK),
-	       idle, idle_secs, idle_backoffs);
+	TH_LOG("CPUs busy: %ld pages in %.2f s (rate %ld a node), %ld back-offs, zeroing threads ran %ld us; idle: %ld pages in %.2f s, %ld back-offs",
+	       busy, secs, rate, backoffs, run - run0, idle, idle_secs, idle_backoffs);
 	/* Each node's: one 4 MB block may go before the first back-off. */
 	EXPECT_LE(busy, n * ((long)(rate * secs) + 1024));
 	/* A block is at most 4 MB: a back-off after each but the last. */

@@ -448,6 +448,8 @@ static void map_count_region(struct vm_area_struct *vma, unsigned long addr,
 	 * A page mapped during the window is young from the fault that mapped
 	 * it: that is population, not use. A process writing its memory once
 	 * (initialising it) would otherwise rank every region it wrote as hot.
+	 * The order above is chosen from every young page, populated ones
+	 * included: they hold data that a folio of any size has to map.
 	 */
 	populated = present - min(present, r->present);
 	w->populated += populated;
