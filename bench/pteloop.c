@@ -11,8 +11,14 @@
  *   open:  read the entry; locked test-and-clear of its accessed bit; read
  *          the page's flags; the bits set again after (the next window)
  *   count: read the entry; test its accessed bit; set a bit in a bitmap
- * Prints one JSON line: nanoseconds per entry for each loop (the fastest
- * round), and WHERE it ran ("host" or "guest").
+ * And the byte work of the other two threads, over BUF_MIB of memory:
+ *   zero:  hawkeye_zerod's clear_page_nt(), a 4 KB page zeroed with
+ *          non-temporal 8-byte stores, and a fence
+ *   scan:  hawkeye_debloatd's memchr_inv() over a zero-filled 4 KB page,
+ *          8 bytes at a time (all of it: the page is zero)
+ * Prints one JSON line: nanoseconds per entry for each loop of the pass
+ * and per 4 KB page for the other two (the fastest round), and WHERE it
+ * ran ("host" or "guest").
  *
  *   pteloop GIB ROUNDS WHERE
  */
@@ -21,11 +27,55 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <immintrin.h>
 
 #define PRESENT	(1UL << 0)
 #define YOUNG_BIT	5
 
+#define BUF_MIB	256UL	/* beyond the caches */
+#define PAGE_WORDS	512
+
 struct page { uint64_t flags; uint64_t rest[7]; };
+
+/* The fastest of ROUNDS zeroing passes over @buf, in ns per 4 KB page. */
+static double zero_ns(long long *buf, size_t pages, int rounds, double (*now)(void))
+{
+	double best = 1e9;
+
+	for (int r = 0; r < rounds; r++) {
+		double t = now();
+
+		for (size_t i = 0; i < pages * PAGE_WORDS; i++)
+			_mm_stream_si64(&buf[i], 0);
+		_mm_sfence();
+		t = now() - t;
+		best = t < best ? t : best;
+	}
+	return best * 1e9 / pages;
+}
+
+/* The same for reading each page for a non-zero word; *@nz counts them. */
+static double scan_ns(const uint64_t *buf, size_t pages, int rounds, double (*now)(void),
+		      unsigned long *nz)
+{
+	double best = 1e9;
+
+	for (int r = 0; r < rounds; r++) {
+		double t = now();
+
+		for (size_t p = 0; p < pages; p++) {
+			for (size_t i = 0; i < PAGE_WORDS; i++) {
+				if (buf[p * PAGE_WORDS + i]) {
+					(*nz)++;
+					break;
+				}
+			}
+		}
+		t = now() - t;
+		best = t < best ? t : best;
+	}
+	return best * 1e9 / pages;
+}
 
 static double now(void)
 {
@@ -38,7 +88,8 @@ static double now(void)
 int main(int argc, char **argv)
 {
 	size_t gib, n, i;
-	uint64_t *pte, *bitmap;
+	uint64_t *pte, *bitmap, *buf;
+	double zero_s, scan_s;
 	struct page *pages;
 	double open_s = 1e9, count_s = 1e9, t;
 	unsigned long nr = 0;
@@ -80,8 +131,17 @@ int main(int argc, char **argv)
 		count_s = t < count_s ? t : count_s;
 		memset(bitmap, 0, (n / 64 + 1) * sizeof(*bitmap));
 	}
+	free(pte);
+	free(pages);
+	free(bitmap);
+	buf = malloc(BUF_MIB << 20);
+	if (!buf)
+		return 1;
+	zero_s = zero_ns((long long *)buf, BUF_MIB << 8, rounds, now);
+	scan_s = scan_ns(buf, BUF_MIB << 8, rounds, now, &nr);
 	printf("{\"type\": \"pteloop\", \"where\": \"%s\", \"entries\": %zu, \"rounds\": %d, "
-	       "\"open_ns_per_entry\": %.2f, \"count_ns_per_entry\": %.2f, \"nr\": %lu}\n",
-	       argv[3], n, rounds, open_s * 1e9 / n, count_s * 1e9 / n, nr);
+	       "\"open_ns_per_entry\": %.2f, \"count_ns_per_entry\": %.2f, "
+	       "\"zero_ns_per_page\": %.1f, \"scan_ns_per_page\": %.1f, \"nr\": %lu}\n",
+	       argv[3], n, rounds, open_s * 1e9 / n, count_s * 1e9 / n, zero_s, scan_s, nr);
 	return 0;
 }

@@ -96,6 +96,11 @@ def summarize(lines):
               for w in ("host", "guest")}
         tcg = {"host_ns_per_entry": ns["host"], "guest_ns_per_entry": ns["guest"],
                "factor": ratio(ns["guest"], ns["host"])}
+        # The byte work of zerod (zero) and debloatd (scan), per 4 KB page.
+        for k in ("zero", "scan"):
+            h, g = (loops[w].get(f"{k}_ns_per_page") for w in ("host", "guest"))
+            if h and g:
+                tcg[k] = {"host_ns_per_page": h, "guest_ns_per_page": g, "factor": ratio(g, h)}
         ours = goals["pct_at_largest"]["ours"]
         est = ours / tcg["factor"] if ours is not None and tcg["factor"] else None
         goals["pct_at_largest_native_estimate"] = {

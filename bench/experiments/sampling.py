@@ -5,6 +5,7 @@ import json
 from .common import fmt, fx, not_run, png, recorded, table
 
 FILES = ("sampling.json",)
+CPU_PCT = 5  # "little CPU": below this share of one CPU over a run
 
 PAPER = {
     "sampling": {
@@ -35,6 +36,18 @@ def thread_cpu_entries(res):
                 seen.add(key)
                 out.append(e)
     return out
+
+
+def least_tcg_factor(tcg):
+    """The least of the TCG slowdowns of HawkEye's threads' inner loops
+    (bench/pteloop: the sample pass, the zeroing, the zero scan), with
+    the three named; None unless all three were measured."""
+    if not tcg or not all(tcg.get(k) for k in ("zero", "scan")):
+        return None
+    loops = {"the sample pass": tcg["factor"], "zeroing": tcg["zero"]["factor"],
+             "the zero scan": tcg["scan"]["factor"]}
+    text = ", ".join(f"{n} {fx(f)}" for n, f in loops.items())
+    return {"factor": min(loops.values()), "text": text}
 
 
 def hawkeye_cpu_pct(e):
@@ -179,10 +192,20 @@ def section_sampling(s, cpu, rd):
         worst_rated = max((hawkeye_cpu_pct(e) or 0 for e in cpu
                            if e.get("experiment") in ("bloat", "single", "fairness", "order", "pmu")),
                           default=0.0)
+        ours = f"at most {worst_rated:.2f} % of one CPU (promotion and bloat runs)"
+        verdict = "reproduced" if worst_rated < CPU_PCT else "not reproduced"
+        least = least_tcg_factor((s or {}).get("tcg"))
+        if least:
+            est = worst_rated / least["factor"]
+            out += ["Under TCG the threads' inner loops run slower than on the build host's CPU "
+                    f"(`bench/pteloop`, host and guest): {least['text']}. The worst run's share divided "
+                    f"by the least of them, {fx(least['factor'])}, estimates the hardware's: "
+                    f"{est:.2f} %.", ""]
+            ours += f", under TCG; estimated {est:.2f} % on hardware (/ {fx(least['factor'])})"
+            verdict = ("reproduced (estimated)" if est < CPU_PCT else
+                       "not reproduced (estimated)") if worst_rated >= CPU_PCT else verdict
         claims.append((
             "HawkEye's threads cost little CPU at their default rates during the runs (§4)",
-            "negligible",
-            f"at most {worst_rated:.2f} % of one CPU (promotion and bloat runs)",
-            "reproduced" if worst_rated < 5 else "not reproduced",
+            "negligible", ours, verdict,
         ))
     return out, claims

@@ -82,3 +82,31 @@ def test_the_hardware_estimate_divides_by_the_inner_loops_tcg_factor():
     assert e["ours"] == 0.2 and e["met"] and e["tcg_factor"] == 10.0    # 2 % under TCG
     assert not s["goals"]["pct_at_largest"]["met"]
     assert "pct_at_largest_native_estimate" not in summarize(loops[:1] + [point(16, 1, 1.24, 55, 120)])["goals"]
+
+
+def test_the_threads_cpu_claim_divides_by_the_least_loop_factor():
+    from experiments import sampling as exp
+    loops = [{"type": "pteloop", "where": "host", "open_ns_per_entry": 10.0, "count_ns_per_entry": 2.0,
+              "zero_ns_per_page": 100.0, "scan_ns_per_page": 200.0},
+             {"type": "pteloop", "where": "guest", "open_ns_per_entry": 80.0, "count_ns_per_entry": 40.0,
+              "zero_ns_per_page": 2000.0, "scan_ns_per_page": 1000.0}]
+    s = summarize(loops + [point(1, 1, 0.2, 50, 90), point(16, 1, 1.24, 55, 120)])
+    assert s["tcg"]["zero"]["factor"] == 20.0 and s["tcg"]["scan"]["factor"] == 5.0
+    assert exp.least_tcg_factor(s["tcg"])["factor"] == 5.0
+    bloat = {"experiment": "bloat", "config": "HawkEye", "seconds": 100.0,
+             "threads": {"hawkeye_debloatd": 6.0, "hawkeye_zerod": 4.0}}
+
+    def claim(sampling, entries):
+        _, claims = exp.section_sampling(sampling, entries, "results")
+        return next(c for c in claims if c[0].startswith("HawkEye's threads cost little CPU"))
+
+    c = claim(s, [bloat])               # 10 % under TCG, 2 % estimated
+    assert c[3] == "reproduced (estimated)" and "estimated 2.00 % on hardware" in c[2]
+    heavy = dict(bloat, threads={"hawkeye_debloatd": 40.0})
+    assert claim(s, [heavy])[3] == "not reproduced (estimated)"     # 8 % estimated
+    # Without the zero and scan loops there is no estimate.
+    old = summarize([{k: v for k, v in x.items() if "page" not in k} for x in loops]
+                    + [point(16, 1, 1.24, 55, 120)])
+    assert claim(old, [bloat])[3] == "not reproduced"
+    light = dict(bloat, threads={"hawkeye_debloatd": 1.0})
+    assert claim(s, [light])[3] == "reproduced"
