@@ -37,8 +37,16 @@
 
 struct page { uint64_t flags; uint64_t rest[7]; };
 
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 /* The fastest of ROUNDS zeroing passes over @buf, in ns per 4 KB page. */
-static double zero_ns(long long *buf, size_t pages, int rounds, double (*now)(void))
+static double zero_ns(long long *buf, size_t pages, int rounds)
 {
 	double best = 1e9;
 
@@ -55,7 +63,7 @@ static double zero_ns(long long *buf, size_t pages, int rounds, double (*now)(vo
 }
 
 /* The same for reading each page for a non-zero word; *@nz counts them. */
-static double scan_ns(const uint64_t *buf, size_t pages, int rounds, double (*now)(void),
+static double scan_ns(const uint64_t *buf, size_t pages, int rounds,
 		      unsigned long *nz)
 {
 	double best = 1e9;
@@ -75,14 +83,6 @@ static double scan_ns(const uint64_t *buf, size_t pages, int rounds, double (*no
 		best = t < best ? t : best;
 	}
 	return best * 1e9 / pages;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 int main(int argc, char **argv)
@@ -137,8 +137,8 @@ int main(int argc, char **argv)
 	buf = malloc(BUF_MIB << 20);
 	if (!buf)
 		return 1;
-	zero_s = zero_ns((long long *)buf, BUF_MIB << 8, rounds, now);
-	scan_s = scan_ns(buf, BUF_MIB << 8, rounds, now, &nr);
+	zero_s = zero_ns((long long *)buf, BUF_MIB << 8, rounds);
+	scan_s = scan_ns(buf, BUF_MIB << 8, rounds, &nr);
 	printf("{\"type\": \"pteloop\", \"where\": \"%s\", \"entries\": %zu, \"rounds\": %d, "
 	       "\"open_ns_per_entry\": %.2f, \"count_ns_per_entry\": %.2f, "
 	       "\"zero_ns_per_page\": %.1f, \"scan_ns_per_page\": %.1f, \"nr\": %lu}\n",
