@@ -157,7 +157,7 @@ def section_sampling(s, cpu, rd):
             v, t = g["pct_at_largest_native_estimate"], s["tcg"]
             out += [f"`bench/pteloop`, a sample pass's inner loop over {fmt(v['gib'], 0)} GiB of page "
                     f"table entries, all young: {fmt(t['host_ns_per_entry'])} ns per entry on the host, "
-                    f"{fmt(t['guest_ns_per_entry'])} ns in this guest under TCG ({fx(t['factor'])}); the "
+                    f"{fmt(t['guest_ns_per_entry'])} ns in a TCG guest on the same host ({fx(t['factor'])}); the "
                     "worst case's CPU divided by that factor estimates the hardware's.", ""]
             claims.append(
                 (f"Sampling costs at most {v['goal']:g} % of one CPU at {fmt(v['gib'], 0)} GiB on hardware, "

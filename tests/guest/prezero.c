@@ -152,6 +152,16 @@ TEST_F(prezero, bad_input_is_rejected_and_changes_nothing)
 	EXPECT_EQ(EINVAL, sysfs_write(PREZERO "target_mb", "1000000000"));
 }
 
+/* Runs the caller on @cpu only; sched_setaffinity()'s result. */
+static int pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
 /* A counter: a /proc/vmstat item, or a file (an mTHP size's stats). */
 static long counter(const char *name)
 {
@@ -163,7 +173,6 @@ static void prezeroed_faults(struct __test_metadata *_metadata, const char *thp,
 {
 	const size_t churn_len = 32 * MB;
 	long pre_all = 0, syn_all = 0;
-	cpu_set_t cpu0;
 	pid_t churn;
 	int round;
 
@@ -176,9 +185,7 @@ static void prezeroed_faults(struct __test_metadata *_metadata, const char *thp,
 	 * node 0's. Counted over two nodes, the pool was full while ours
 	 * was empty, and every fault of a round zeroed synchronously.
 	 */
-	CPU_ZERO(&cpu0);
-	CPU_SET(0, &cpu0);
-	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpu0), &cpu0));
+	ASSERT_EQ(0, pin_to(0));
 
 	for (round = 0; round < 5; round++) {
 		long pre0, sync0, pre, syn, pool;
@@ -506,13 +513,10 @@ static long zeroed_in(double secs, long *backoffs, double *took)
 static pid_t spin_on(int cpu)
 {
 	pid_t pid = fork();
-	cpu_set_t set;
 
 	if (pid)
 		return pid;
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
+	pin_to(cpu);
 	for (;;)
 		;
 }
@@ -578,11 +582,8 @@ TEST_F_TIMEOUT(prezero, paced_fault_wakes_the_idle_thread, 300)
 {
 	const size_t len = 32 * MB;
 	long woken[2];
-	cpu_set_t cpu0;
 
-	CPU_ZERO(&cpu0);
-	CPU_SET(0, &cpu0);
-	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpu0), &cpu0));
+	ASSERT_EQ(0, pin_to(0));
 	ASSERT_EQ(0, write_file(THP_SYSFS "enabled", "never"));
 	ASSERT_EQ(0, sysfs_write(PREZERO "target_mb", "4"));
 	for (int paced = 0; paced < 2; paced++) {
