@@ -90,6 +90,14 @@ def goal_verdict(lo, hi, bar, met="reproduced", missed="not reproduced"):
     return f"within noise ({lo:.3g}-{hi:.3g}x around {bar:g}x)"
 
 
+def speed_verdict(lo, hi, bar, missed):
+    """goal_verdict() of a run-time ratio under TCG; one run (LO == HI)
+    closer to 1 than the throughput noise (WHY["noise"]) is noise."""
+    if lo is not None and lo == hi and abs(lo - 1) < 0.10:
+        return "within noise (one run; TCG moves ±10 %)"
+    return goal_verdict(lo, hi, bar, missed=missed)
+
+
 def fx_spread(r, lo, hi):
     """A ratio with its range over the runs: '68.9x (41.2-80.1x)'."""
     if r is None:

@@ -1,6 +1,6 @@
 """Fairness between identical instances: Table 5 and Figure 7."""
 
-from .common import (fmt, ratio, fx, fx_spread, goal_verdict, table, recorded, png, linux_and_hawkeye_g, policy_rows,
+from .common import (fmt, ratio, fx, fx_spread, speed_verdict, table, recorded, png, linux_and_hawkeye_g, policy_rows,
                      section_or_not_run, WHY)
 
 FILES = ("fairness.json",)
@@ -87,7 +87,7 @@ def section_fairness(f, rd):
                 f"{w}: HawkEye-G's instances finish sooner than Linux's (Table 5)",
                 fx(psp),
                 fx_spread(sp, lo, hi),
-                goal_verdict(lo, hi, 1.02, missed="not reproduced (TCG: no TLB; sampling costs CPU on 2 cores)"),
+                speed_verdict(lo, hi, 1.02, missed="not reproduced (TCG: no TLB; sampling costs CPU on 2 cores)"),
             )
         )
     out += table(

@@ -77,9 +77,16 @@ def section_order(o, rd):
     sp = [v for o in ("workload-first", "redis-first") for v in hg_rounds.get(f"speedup_{o}", []) if v]
     sp = sp or [r.get("speedup") for r in pol.get("hawkeye-g", {}).values()
                 if isinstance(r, dict) and r.get("speedup")]
+    # Runs that ended without xsbench's hot regions huge: their speedup is
+    # what the single `none` run's noise and cold huge pages give.
+    cold = [r["speedup"] for res in pol.values() for o, r in res.items()
+            if o in ("workload-first", "redis-first") and isinstance(r, dict) and r.get("speedup")
+            and (r.get("final_coverage") or 0) < 0.5]
     claims.append((
-        claim, "1.15-1.60x", ", ".join(fx(v) for v in sp) or None,
-        "not run" if not sp else ("reproduced" if min(sp) >= 1.1 else "not reproduced (TCG: no TLB)"),
+        claim, "1.15-1.60x",
+        (", ".join(fx(v) for v in sp) + (f" (without the hot regions huge: up to {fx(max(cold))})"
+                                         if cold else "")) if sp else None,
+        helps_verdict(sp, cold),
     ))
     out += recorded(env)
     return out, claims
@@ -99,6 +106,20 @@ def order_verdict(lin, hg, bar=1.3):
     if lin_hi < bar or hg_lo > bar:
         return "not reproduced"
     return f"within noise (Linux {lin_lo:.3g}-{lin_hi:.3g}x, HawkEye-G {hg_lo:.3g}-{hg_hi:.3g}x around {bar:g}x)"
+
+
+def helps_verdict(sp, cold, bar=1.1):
+    """Figure 8's second claim: HawkEye-G's speedups over `none` (SP) reach
+    BAR, and BAR times the best speedup of the runs that ended without the
+    hot regions huge (COLD); under TCG those gain too (one `none` run,
+    shorter walks through cold huge pages), and that is not HawkEye's."""
+    if not sp:
+        return "not run"
+    ref = max([1.0] + cold)
+    if min(sp) >= bar * ref:
+        return "reproduced"
+    return "not reproduced (TCG: no TLB" + ("" if min(sp) < bar else
+                                            "; runs without the hot regions huge gain almost as much") + ")"
 
 
 def paper_figure8_lines():

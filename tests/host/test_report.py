@@ -461,3 +461,22 @@ def test_zeroing_per_cpu_second_shows_what_zerod_cpu_bought():
     assert zeroed_per_cpu_s(old) is None
     rows = [r for r in thread_cpu_lines([stalled, idle, old]) if r.startswith("| bloat")]
     assert [r.rstrip(" |").rsplit("|", 1)[1].strip() for r in rows] == ["4", "-", "-"]
+
+
+def test_figure8_speedup_must_beat_the_runs_without_the_hot_regions_huge():
+    from experiments.order import helps_verdict
+    assert helps_verdict([], [1.0]) == "not run"
+    assert helps_verdict([1.36, 1.33], [1.0]) == "reproduced"
+    # session 37's demo: Linux redis-first and Ingens (0 % hot coverage) gained 1.20-1.25x too
+    assert helps_verdict([1.36, 1.33], [1.0, 1.20, 1.18, 1.25]).startswith(
+        "not reproduced (TCG: no TLB; runs without")
+    assert helps_verdict([1.05, 1.3], [1.0]) == "not reproduced (TCG: no TLB)"
+
+
+def test_one_run_of_a_tcg_speed_ratio_within_its_noise_is_noise():
+    from experiments.common import speed_verdict
+    assert speed_verdict(1.04, 1.04, 1.02, "not reproduced") == "within noise (one run; TCG moves ±10 %)"
+    assert speed_verdict(0.96, 0.96, 1.02, "not reproduced") == "within noise (one run; TCG moves ±10 %)"
+    assert speed_verdict(1.15, 1.15, 1.02, "not reproduced") == "reproduced"
+    assert speed_verdict(0.85, 0.85, 1.02, "not reproduced") == "not reproduced"
+    assert speed_verdict(0.95, 1.04, 1.02, "not reproduced").startswith("within noise (0.95-1.04x")
