@@ -37,8 +37,9 @@
 #   ROUNDS=3 [1]             single: rounds of every workload and policy,
 #                            interleaved (round 1's runs, then round 2's)
 #   ROUNDS_fairness=1, ROUNDS_order=1, ROUNDS_pmu=1   the same for the other
-#                            experiments (make demo: 3 each; each round of
-#                            the three adds about 18 minutes)
+#                            experiments (make demo: 1 each, to fit a working
+#                            session; each round of the three adds about
+#                            10-18 minutes, as fast as the host is)
 #   FAIR_SECONDS=120 [20]    work of a fairness instance: what the baseline
 #                            (none, single run) does in this many seconds
 #   PAGES_TO_SCAN=1024       promotion budget: khugepaged pages_to_scan; HawkEye
