@@ -6,6 +6,9 @@ import os
 
 MACHINE = "Intel Xeon E5-2690 v3 (Haswell-EP), 2 sockets, 48 hardware threads, 96 GB, Linux 4.3 (§4)"
 
+# Run-to-run throughput noise under TCG (WHY["noise"]).
+TCG_NOISE = 0.10
+
 WHY = {
     "tcg": "QEMU's software emulation (TCG) does not model the hardware TLB: it caches 4 KB "
     "translations in its own software TLB and walks the guest page table on a miss, so huge "
@@ -15,8 +18,8 @@ WHY = {
     "zeroing": "Under TCG every guest store is emulated, so zeroing 2 MB costs far more relative to "
     "the rest of a fault than on hardware: the 2 MB fault is slower in absolute terms, "
     "and what pre-zeroing saves is correspondingly larger.",
-    "noise": "Throughput under TCG moves by about ±10 % between 20 s windows on the shared 2-core "
-    "host; differences below that are noise.",
+    "noise": f"Throughput under TCG moves by about ±{TCG_NOISE * 100:g} % between 20 s windows on the "
+    "shared 2-core host; differences below that are noise.",
     "cache": "TCG has no cache model: non-temporal and normal stores differ only in emulation cost, "
     "not in cache pollution, which is what the paper measures.",
     "nopmu": "This host exposes no hardware PMU (no TLB-miss counters): HawkEye-PMU can only run "
@@ -93,8 +96,8 @@ def goal_verdict(lo, hi, bar, met="reproduced", missed="not reproduced"):
 def speed_verdict(lo, hi, bar, missed):
     """goal_verdict() of a run-time ratio under TCG; one run (LO == HI)
     closer to 1 than the throughput noise (WHY["noise"]) is noise."""
-    if lo is not None and lo == hi and abs(lo - 1) < 0.10:
-        return "within noise (one run; TCG moves ±10 %)"
+    if lo is not None and lo == hi and abs(lo - 1) < TCG_NOISE:
+        return f"within noise (one run; TCG moves ±{TCG_NOISE * 100:g} %)"
     return goal_verdict(lo, hi, bar, missed=missed)
 
 
