@@ -65,14 +65,18 @@ BOOT_TIMEOUT_S = 1200
 # release boot also has a virtio-balloon with free page reporting, and runs
 # the tests of pre-zeroing beside it (prezero after reporting: reporting
 # reorders the free lists while pre-zeroing is off between the two, and
-# faults then missed the pool until kernel patch 0023).
+# faults then missed the pool until kernel patch 0023). It runs the cgroup
+# v1 test first: the memory controller moves to a v1 hierarchy only while
+# no v2 cgroup, dying ones included, uses it, and the debug boot's
+# container tests leave dying memory cgroups behind.
 BOOTS = [
     ("", "debug", [], "*", ["last:transhuge-stress"], 120, ["--slow-disk", "--nodes", "2"]),
-    ("+hawkeye", "release", ["hawkeye_prezero=1", "hawkeye_debloat=1"], ("reporting", "prezero"),
+    ("+hawkeye", "release", ["hawkeye_prezero=1", "hawkeye_debloat=1"],
+     ("cgroup_v1", "reporting", "prezero"),
      ["off:khugepaged"] + [name for name, _, _ in UPSTREAM], 0, ["--balloon"]),
 ]
 # Guest tests that only the boots naming them run.
-GUEST_TESTS_ELSEWHERE = ("reporting", "hibernate")
+GUEST_TESTS_ELSEWHERE = ("cgroup_v1", "reporting", "hibernate")
 # Guest tests with a boot of their own, after the others (run_alone()).
 GUEST_TESTS_ALONE = ("hibernate",)
 

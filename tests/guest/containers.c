@@ -1,19 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * HawkEye bloat recovery inside memory cgroups (cgroup v2), observed from
- * user space: a process whose huge pages bloat it past its cgroup's
- * memory.max while the machine has plenty free is neither OOM-killed nor
- * swapped out with recovery on (and is killed with it off, so the test
- * can fail), and reads back every byte it wrote; only the pressured
- * cgroup's THPs are split, a neighbour's are not; khugepaged does not
- * collapse what would take a cgroup past low_pct of its limit; moving
- * the process between cgroups and removing cgroups meanwhile loses
- * nothing; memory pressure (PSI) starts recovery below the watermark,
- * and khugepaged does not collapse back what it split (no split, collapse,
- * split); partially unmapped THPs are freed before reclaim would; the
- * per-cgroup counters of memory.stat count it; promotion
- * shares huge pages between cgroups by memory.hawkeye.weight and stops a
- * cgroup at memory.hawkeye.huge_max, and THP faults stop there too; the
+ * user space: a process whose huge pages bloat it past high_pct of its
+ * cgroup's limit, while the machine has plenty free, is recovered before
+ * it reaches memory.max (no reclaim, nothing swapped) and reads back every
+ * byte it wrote; at memory.max without swap, reclaim's THP shrinker splits
+ * at recovery's bar (OOM-killed with recovery off for the cgroup); charges
+ * of a whole huge page (hugetlb, MADV_COLLAPSE) reclaim as upstream's;
+ * page cache does not count as use; a partially mapped THP split by
+ * recovery frees its holes; only the pressured cgroup's THPs are split,
+ * a neighbour's are not; khugepaged does not collapse what would take a
+ * cgroup past low_pct of its limit; moving the process between cgroups
+ * and removing cgroups meanwhile loses nothing; memory pressure (PSI)
+ * starts recovery below the watermark, and khugepaged does not collapse
+ * back what it split (no split, collapse, split); partially unmapped THPs
+ * are freed before reclaim would; the per-cgroup counters of memory.stat
+ * count it; promotion shares huge pages between cgroups by
+ * memory.hawkeye.weight, over the hierarchy, and stops a cgroup at
+ * memory.hawkeye.huge_max, and THP faults stop there too; the
  * memory.hawkeye.* files refuse bad input.
  */
 #include <errno.h>
@@ -30,6 +34,10 @@
 #define CGROOT "/sys/fs/cgroup/"
 #define CG_A CGROOT "hawkeye-a/"
 #define CG_B CGROOT "hawkeye-b/"
+#define NR_HUGEPAGES "/proc/sys/vm/nr_hugepages"
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
+#endif
 
 static const char *const knobs[] = {
 	DEBLOAT "enabled", DEBLOAT "high_pct", DEBLOAT "low_pct",
@@ -37,6 +45,7 @@ static const char *const knobs[] = {
 	KHUGEPAGED "scan_sleep_millisecs", KHUGEPAGED "alloc_sleep_millisecs",
 	KHUGEPAGED "max_ptes_none", PROMOTE "policy", PROMOTE "batch",
 	PROMOTE "sleep_ms", PROMOTE "sample_window_ms", PROMOTE "scan_period_ms",
+	DEBLOAT "mthp", THP_SYSFS "hugepages-64kB/enabled", NR_HUGEPAGES,
 };
 
 /* What the fixture sets, in this order: the machine's own watermarks stay. */
@@ -77,6 +86,16 @@ static int cg_make(const char *cg)
 	return mkdir(cg, 0755);
 }
 
+/*
+ * THPs that recovery split in @cg and its descendants: from the deferred
+ * split queues (partially mapped or over the bar) and in its walk.
+ */
+static long cg_split(const char *cg)
+{
+	return cg_long(cg, "memory.stat", "hawkeye_debloat_thp_split") +
+	       cg_long(cg, "memory.stat", "hawkeye_debloat_deferred_split");
+}
+
 /* Fork a child that moves itself into @cg and runs @fn(arg); its pid. */
 static pid_t cg_run(const char *cg, int (*fn)(long), long arg)
 {
@@ -92,6 +111,9 @@ static pid_t cg_run(const char *cg, int (*fn)(long), long arg)
 	}
 	return pid;
 }
+
+/* A child's pipes: it says 'r' on ready_fd and waits for a byte on go_fd. */
+static int ready_fd = -1, go_fd = -1;
 
 /* The byte a test writes at offset @i of its mappings. */
 static unsigned char byte_at(size_t i)
@@ -203,22 +225,51 @@ FIXTURE_TEARDOWN(containers)
 }
 
 /*
- * memory.max = 160 MB; the workload needs 121 MB in 4 KB pages but 260 MB
- * in THPs (140 MB of them sparse). Recovery on: not killed, all data
- * back, THPs split in the cgroup (reclaim and swap are logged). The sparse THPs of a
- * neighbour cgroup with no limit stay. Recovery off for the cgroup (and
- * no swap): OOM-killed.
+ * @sparse_mb of huge-page memory with one byte written in each 2 MB (a
+ * THP each at fault); says 'r' on ready_fd and waits for a byte on go_fd;
+ * then 120 MB written densely, and every byte read back. Exit 0 if all is
+ * as written, 2 if not.
+ */
+static int bloat_wait_grow(long sparse_mb)
+{
+	size_t slen = sparse_mb * MB, dlen = DENSE_MB * MB, i;
+	unsigned char *s, *d;
+	char c;
+
+	s = (unsigned char *)map_aligned(slen);
+	d = (unsigned char *)map_aligned(dlen);
+	if (!s || !d)
+		return 4;
+	madvise(s, slen, MADV_HUGEPAGE);
+	madvise(d, dlen, MADV_HUGEPAGE);
+	write_sparse_dense(s, slen, d, 0);
+	if (write(ready_fd, "r", 1) != 1 || read(go_fd, &c, 1) != 1)
+		return 4;
+	for (i = 0; i < dlen; i += 64)
+		d[i] = byte_at(i);
+	return check_sparse_dense(s, slen, d, dlen);
+}
+
+/*
+ * The workload of the reclaim case below, growing in two steps: 140 MB of
+ * sparse THPs take the cgroup past high_pct of its memory.max (160 MB),
+ * and recovery's episode in the cgroup splits them (low_pct 10 %, so all
+ * of them) before the workload writes its 120 MB: it never meets the
+ * limit, so reclaim never runs and nothing is swapped. All data back,
+ * the zero-filled subpages freed, counted in memory.stat. The sparse THPs
+ * of a neighbour cgroup with no limit stay.
  */
 TEST_F_TIMEOUT(containers, recovery_saves_a_bloated_container, 300)
 {
-	long split0 = vmstat("hawkeye_debloat_thp_split");
-	long direct0 = vmstat("hawkeye_debloat_direct");
-	long fit0 = vmstat("hawkeye_debloat_direct_fit");
-	long busy0 = vmstat("hawkeye_debloat_direct_busy");
+	long split0 = vmstat("hawkeye_debloat_thp_split") +
+		      vmstat("hawkeye_debloat_deferred_split");
 	long failed0 = vmstat("thp_split_page_failed");
+	int ready[2], go[2], st;
 	pid_t a, b;
-	int st;
+	double end;
+	char c;
 
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "low_pct", "10"));
 	ASSERT_EQ(0, cg_write(CG_A, "memory.max", "160M"));
 	b = cg_run(CG_B, sparse_and_wait, 40);
 	ASSERT_LT(0, b);
@@ -226,60 +277,48 @@ TEST_F_TIMEOUT(containers, recovery_saves_a_bloated_container, 300)
 		sleep_ms(50);
 	ASSERT_EQ(40960, rollup_kb(b, "AnonHugePages"));
 
-	a = cg_run(CG_A, bloat_then_grow, 140);
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	ready_fd = ready[1];
+	go_fd = go[0];
+	a = cg_run(CG_A, bloat_wait_grow, 140);
 	ASSERT_LT(0, a);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	/* The episode ends below low_pct: 16 MB. */
+	for (end = now_s() + 120; now_s() < end; sleep_ms(100))
+		if (cg_long(CG_A, "memory.current", NULL) < 16 * MB)
+			break;
+	ASSERT_GT(16 * MB, cg_long(CG_A, "memory.current", NULL));
+	ASSERT_EQ(1, write(go[1], "g", 1));
 	st = wait_status(a);
-	TH_LOG("recovery on: status %d, peak %ld kB of 163840, THPs split %ld (direct %ld, "
-	       "fit %ld, mmap_lock busy %ld; splits failed %ld), zero pages freed %ld, "
-	       "pgscan %ld (kswapd %ld), MemFree %ld kB, oom_kill %ld, swap %ld kB", st,
+	TH_LOG("status %d, peak %ld kB of 163840, THPs split %ld (splits failed %ld), "
+	       "zero pages freed %ld, pgscan %ld, oom_kill %ld, swap %ld kB", st,
 	       cg_long(CG_A, "memory.peak", NULL) / 1024,
-	       cg_long(CG_A, "memory.stat", "hawkeye_debloat_thp_split"),
-	       vmstat("hawkeye_debloat_direct") - direct0,
-	       vmstat("hawkeye_debloat_direct_fit") - fit0,
-	       vmstat("hawkeye_debloat_direct_busy") - busy0,
+	       cg_split(CG_A),
 	       vmstat("thp_split_page_failed") - failed0,
 	       cg_long(CG_A, "memory.stat", "hawkeye_debloat_zero_pages_freed"),
 	       cg_long(CG_A, "memory.stat", "pgscan"),
-	       cg_long(CG_A, "memory.stat", "pgscan_kswapd"), meminfo_kb("MemFree"),
 	       cg_long(CG_A, "memory.events", "oom_kill"),
 	       cg_long(CG_A, "memory.swap.peak", NULL) / 1024);
 	EXPECT_EQ(0, st);
 	EXPECT_EQ(0, cg_long(CG_A, "memory.events", "oom_kill"));
-	EXPECT_LT(0, cg_long(CG_A, "memory.stat", "hawkeye_debloat_thp_split"));
-	EXPECT_LT(256 * cg_long(CG_A, "memory.stat", "hawkeye_debloat_thp_split"),
-		  cg_long(CG_A, "memory.stat", "hawkeye_debloat_zero_pages_freed"));
-	/* Recovered before reclaim had to swap anything out. */
+	/* Below 16 MB of 140 in 2 MB THPs: at least 62 of the 70 split. */
+	EXPECT_LE(62, cg_split(CG_A));
+	/* Recovered before the limit: no reclaim, nothing swapped. */
+	EXPECT_EQ(0, cg_long(CG_A, "memory.stat", "pgscan"));
 	EXPECT_EQ(0, cg_long(CG_A, "memory.swap.peak", NULL));
-	/*
-	 * The thread and direct recovery skip a folio the other holds, not
-	 * fail its split: 0 to 38 failed a run (median 12) when they held
-	 * only references while reading, 0 or 1 since.
-	 */
-	EXPECT_GE(4, vmstat("thp_split_page_failed") - failed0);
 
 	/* The neighbour: no limit, nothing split, though as sparse. */
 	EXPECT_EQ(40960, rollup_kb(b, "AnonHugePages"));
-	EXPECT_EQ(0, cg_long(CG_B, "memory.stat", "hawkeye_debloat_thp_split"));
-	EXPECT_LE(split0 + cg_long(CG_A, "memory.stat", "hawkeye_debloat_thp_split"),
-		  vmstat("hawkeye_debloat_thp_split"));
+	EXPECT_EQ(0, cg_split(CG_B));
+	EXPECT_LE(split0 + cg_split(CG_A), vmstat("hawkeye_debloat_thp_split") +
+		  vmstat("hawkeye_debloat_deferred_split"));
 	kill(b, SIGKILL);
 	waitpid(b, NULL, 0);
-
-	/* Recovery off in the cgroup, no swap: the OOM killer. */
-	ASSERT_EQ(0, rmdir(CG_A));
-	ASSERT_EQ(0, mkdir(CG_A, 0755));
-	ASSERT_EQ(0, cg_write(CG_A, "memory.max", "160M"));
-	ASSERT_EQ(0, cg_write(CG_A, "memory.swap.max", "0"));
-	ASSERT_EQ(0, cg_write(CG_A, "memory.hawkeye.debloat", "0"));
-	a = cg_run(CG_A, bloat_then_grow, 140);
-	ASSERT_LT(0, a);
-	st = wait_status(a);
-	TH_LOG("recovery off: status %d, oom_kill %ld, THPs split %ld", st,
-	       cg_long(CG_A, "memory.events", "oom_kill"),
-	       cg_long(CG_A, "memory.stat", "hawkeye_debloat_thp_split"));
-	EXPECT_EQ(128 + SIGKILL, st);
-	EXPECT_LT(0, cg_long(CG_A, "memory.events", "oom_kill"));
-	EXPECT_EQ(0, cg_long(CG_A, "memory.stat", "hawkeye_debloat_thp_split"));
+	close(ready[0]);
+	close(ready[1]);
+	close(go[0]);
+	close(go[1]);
 }
 
 /*
@@ -383,12 +422,12 @@ TEST_F_TIMEOUT(containers, races_with_migration_and_removal, 300)
 	st = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	TH_LOG("status %d after %ld moves, %ld cgroups made and removed; THPs split %ld, "
 	       "oom_kill %ld", st, moves, made,
-	       cg_long(CG_A, "memory.stat", "hawkeye_debloat_thp_split"),
+	       cg_split(CG_A),
 	       cg_long(CG_A, "memory.events", "oom_kill"));
 	EXPECT_EQ(0, st);
 	EXPECT_LT(0, made);
 	EXPECT_EQ(0, cg_long(CG_A, "memory.events", "oom_kill"));
-	EXPECT_LT(0, cg_long(CG_A, "memory.stat", "hawkeye_debloat_thp_split"));
+	EXPECT_LT(0, cg_split(CG_A));
 	rmdir(kids[0]);
 	rmdir(kids[1]);
 }
@@ -406,7 +445,6 @@ static double cg_psi10(const char *cg)
 	return avg;
 }
 
-static int ready_fd = -1, go_fd = -1;
 
 /*
  * @sparse_mb of THPs with one byte written in each 2 MB, then 52 MB of
@@ -494,7 +532,7 @@ TEST_F_TIMEOUT(containers, pressure_starts_recovery_without_oscillation, 360)
 	       rollup_kb(px, "AnonHugePages"), cg_psi10(CG_A));
 	ASSERT_LT(usage * 100, high * limit);
 	ASSERT_LE(low * limit, usage * 100);
-	EXPECT_EQ(0, cg_long(x, "memory.stat", "hawkeye_debloat_thp_split"));
+	EXPECT_EQ(0, cg_split(x));
 	EXPECT_EQ(65536, rollup_kb(px, "AnonHugePages"));
 
 	/* The pressure: recovery starts, splits some and stops. */
@@ -504,7 +542,7 @@ TEST_F_TIMEOUT(containers, pressure_starts_recovery_without_oscillation, 360)
 	t0 = now_s();
 	split = 0;
 	for (end = t0 + 120; !split && now_s() < end; sleep_ms(100))
-		split = cg_long(x, "memory.stat", "hawkeye_debloat_thp_split");
+		split = cg_split(x);
 	psi = cg_psi10(CG_A);
 	TH_LOG("first split after %.1f s at PSI %.2f %%, A at %ld kB; x swapped %ld kB, "
 	       "reclaim scanned %ld pages", now_s() - t0, psi,
@@ -514,9 +552,9 @@ TEST_F_TIMEOUT(containers, pressure_starts_recovery_without_oscillation, 360)
 	ASSERT_LT(0, split) TH_LOG("no split under pressure");
 	/* Settled: below low_pct, no split for 3 s. */
 	for (end = now_s() + 60; now_s() < end;) {
-		split = cg_long(x, "memory.stat", "hawkeye_debloat_thp_split");
+		split = cg_split(x);
 		sleep_ms(3000);
-		if (split == cg_long(x, "memory.stat", "hawkeye_debloat_thp_split"))
+		if (split == cg_split(x))
 			break;
 	}
 	usage = cg_long(CG_A, "memory.current", NULL);
@@ -529,11 +567,11 @@ TEST_F_TIMEOUT(containers, pressure_starts_recovery_without_oscillation, 360)
 	EXPECT_EQ(0, cg_long(x, "memory.stat", "pgscan"));
 
 	/* A long window under pressure: count splits and collapses. */
-	split1 = cg_long(x, "memory.stat", "hawkeye_debloat_thp_split");
+	split1 = cg_split(x);
 	coll1 = cg_long(x, "memory.stat", "thp_collapse_alloc");
 	sleep_ms(30000);
 	psi = cg_psi10(CG_A);
-	split = cg_long(x, "memory.stat", "hawkeye_debloat_thp_split");
+	split = cg_split(x);
 	TH_LOG("recovery stopped at %ld kB (%ld %%) after %ld splits; in the next 30 s "
 	       "at PSI %.2f %%: %ld splits, %ld collapses; A at %ld kB, y swapped %ld kB",
 	       usage / 1024, usage * 100 / limit, split1, psi, split - split1,
@@ -648,6 +686,324 @@ TEST_F_TIMEOUT(containers, partly_unmapped_huge_pages_freed_before_reclaim, 180)
 	close(go[1]);
 }
 
+/*
+ * A cgroup at memory.max, full of 4 KB pages that reclaim can swap out,
+ * then charges of a whole huge page each: hugetlb faults (charged with
+ * cgroup2's memory_hugetlb_accounting) and a MADV_COLLAPSE. Both reclaim
+ * and succeed, as upstream: no charge fails for its size. Exit 0 if all
+ * did and every byte reads back; 10 if the collapse failed, 11 if it left
+ * no THP; 20, 21, 22 if a byte of the collapsed range, the hugetlb pages
+ * or the rest differs; SIGALRM if a fault never completed (a hugetlb fault
+ * whose charge fails is retried for ever).
+ */
+static int fill_then_charge_huge(long mb)
+{
+	size_t len = mb * MB, hlen = 4 * HPAGE_SZ, i;
+	unsigned char *p = (unsigned char *)map_aligned(len);
+	unsigned char *c = (unsigned char *)map_aligned(HPAGE_SZ);
+	unsigned char *h = mmap(NULL, hlen, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+
+	if (!p || !c || h == MAP_FAILED)
+		return 4;
+	alarm(120);
+	madvise(p, len, MADV_NOHUGEPAGE);
+	for (i = 0; i < len; i += PAGE_SZ)
+		p[i] = byte_at(i);
+	for (i = 0; i < HPAGE_SZ; i += PAGE_SZ)
+		c[i] = byte_at(i);
+	for (i = 0; i < hlen; i += HPAGE_SZ)
+		h[i] = byte_at(i);
+	if (madvise(c, HPAGE_SZ, MADV_COLLAPSE))
+		return 10;
+	for (i = 0; i < HPAGE_SZ; i += PAGE_SZ)
+		if (c[i] != byte_at(i))
+			return 20;
+	for (i = 0; i < hlen; i += HPAGE_SZ)
+		if (h[i] != byte_at(i))
+			return 21;
+	for (i = 0; i < len; i += PAGE_SZ)
+		if (p[i] != byte_at(i))
+			return 22;
+	return is_thp(0, (unsigned long)c) ? 0 : 11;
+}
+
+TEST_F_TIMEOUT(containers, huge_charges_at_the_limit_reclaim, 240)
+{
+	pid_t a;
+	int st;
+
+	ASSERT_EQ(0, sysfs_write(NR_HUGEPAGES, "4"));
+	if (sysfs_read_long(NR_HUGEPAGES) != 4)
+		SKIP(return, "no 4 hugetlb pages");
+	ASSERT_EQ(0, mount("none", CGROOT, NULL, MS_REMOUNT,
+			   "memory_hugetlb_accounting"));
+	ASSERT_EQ(0, cg_write(CG_A, "memory.max", "64M"));
+	a = cg_run(CG_A, fill_then_charge_huge, 60);
+	ASSERT_LT(0, a);
+	st = wait_status(a);
+	TH_LOG("status %d, peak %ld kB of 65536, swap %ld kB, oom_kill %ld, hugetlb %ld kB",
+	       st, cg_long(CG_A, "memory.peak", NULL) / 1024,
+	       cg_long(CG_A, "memory.swap.peak", NULL) / 1024,
+	       cg_long(CG_A, "memory.events", "oom_kill"),
+	       cg_long(CG_A, "memory.stat", "hugetlb") / 1024);
+	mount("none", CGROOT, NULL, MS_REMOUNT, "");
+	EXPECT_EQ(0, st);
+	EXPECT_EQ(0, cg_long(CG_A, "memory.events", "oom_kill"));
+}
+
+/*
+ * The same bloated workload with no swap for the cgroup, and the machine
+ * nowhere near its own watermarks: at memory.max, reclaim's THP shrinker
+ * splits the THPs with at least HawkEye's bar of zero-filled subpages
+ * (khugepaged's max_ptes_none is 511, so upstream's shrinker would split
+ * none). Not killed, every byte back. With recovery off in the cgroup,
+ * OOM-killed.
+ */
+TEST_F_TIMEOUT(containers, reclaim_splits_bloated_huge_pages, 300)
+{
+	long underused0 = vmstat("thp_underused_split_page");
+	pid_t a;
+	int st;
+
+	ASSERT_EQ(0, cg_write(CG_A, "memory.max", "160M"));
+	ASSERT_EQ(0, cg_write(CG_A, "memory.swap.max", "0"));
+	a = cg_run(CG_A, bloat_then_grow, 140);
+	ASSERT_LT(0, a);
+	st = wait_status(a);
+	TH_LOG("recovery on: status %d, peak %ld kB of 163840, underused THPs split %ld "
+	       "(by episodes %ld), oom_kill %ld", st,
+	       cg_long(CG_A, "memory.peak", NULL) / 1024,
+	       vmstat("thp_underused_split_page") - underused0,
+	       cg_split(CG_A),
+	       cg_long(CG_A, "memory.events", "oom_kill"));
+	EXPECT_EQ(0, st);
+	EXPECT_EQ(0, cg_long(CG_A, "memory.events", "oom_kill"));
+	EXPECT_LT(20, vmstat("thp_underused_split_page") - underused0 +
+		  cg_split(CG_A));
+
+	ASSERT_EQ(0, rmdir(CG_A));
+	ASSERT_EQ(0, mkdir(CG_A, 0755));
+	ASSERT_EQ(0, cg_write(CG_A, "memory.max", "160M"));
+	ASSERT_EQ(0, cg_write(CG_A, "memory.swap.max", "0"));
+	ASSERT_EQ(0, cg_write(CG_A, "memory.hawkeye.debloat", "0"));
+	underused0 = vmstat("thp_underused_split_page");
+	a = cg_run(CG_A, bloat_then_grow, 140);
+	ASSERT_LT(0, a);
+	st = wait_status(a);
+	TH_LOG("recovery off: status %d, oom_kill %ld, underused THPs split %ld", st,
+	       cg_long(CG_A, "memory.events", "oom_kill"),
+	       vmstat("thp_underused_split_page") - underused0);
+	EXPECT_EQ(128 + SIGKILL, st);
+	EXPECT_LT(0, cg_long(CG_A, "memory.events", "oom_kill"));
+	EXPECT_EQ(0, vmstat("thp_underused_split_page") - underused0);
+}
+
+/*
+ * @mb of THPs, each with its first half zero-filled (never written) and,
+ * in its second half, every 64 KB with 8 pages written and 8 more written
+ * and then given back with MADV_DONTNEED: partially mapped THPs. Says 'r'
+ * on ready_fd, waits for a byte on go_fd, reads everything back: exit 0
+ * if all is as written and the rest zero, 2 if not.
+ */
+static int half_zero_half_holes(long mb)
+{
+	size_t len = mb * MB, i;
+	unsigned char *p = (unsigned char *)map_aligned(len);
+	char c;
+
+	if (!p)
+		return 4;
+	madvise(p, len, MADV_HUGEPAGE);
+	for (i = 0; i < len; i += HPAGE_SZ)
+		p[i] = 0;	/* a THP each, at fault */
+	for (i = 0; i < len; i += PAGE_SZ)
+		if (i % HPAGE_SZ >= HPAGE_SZ / 2)
+			p[i + 5] = byte_at(i);
+	for (i = HPAGE_SZ / 2; i < len; i += 16 * PAGE_SZ) {
+		if (i % HPAGE_SZ < HPAGE_SZ / 2)
+			i += HPAGE_SZ / 2;
+		madvise(p + i + 8 * PAGE_SZ, 8 * PAGE_SZ, MADV_DONTNEED);
+	}
+	if (write(ready_fd, "r", 1) != 1 || read(go_fd, &c, 1) != 1)
+		return 4;
+	for (i = 0; i < len; i++) {
+		bool kept = i % HPAGE_SZ >= HPAGE_SZ / 2 && i % (16 * PAGE_SZ) < 8 * PAGE_SZ;
+
+		if (p[i] != (kept && i % PAGE_SZ == 5 ? byte_at(i - 5) : 0))
+			return 2;
+	}
+	return 0;
+}
+
+/*
+ * Recovery with debloat/mthp and 64 KB mTHPs enabled, forced on for the
+ * machine (watermarks 1 % and 0 %), on 32 partially mapped THPs that are
+ * each worth splitting: a partially mapped folio is split to base pages,
+ * as the deferred split shrinker does, so its unmapped subpages are freed
+ * and not left in a dense 64 KB piece that no queue holds. The cgroup
+ * (no limit) then holds about the 16 MB written: 32 MB if the 64 KB
+ * pieces kept their holes.
+ */
+TEST_F_TIMEOUT(containers, partly_mapped_pieces_free_their_holes, 240)
+{
+	long split0 = vmstat("hawkeye_debloat_thp_split"), charged;
+	long high = sysfs_read_long(DEBLOAT "high_pct");
+	long low = sysfs_read_long(DEBLOAT "low_pct");
+	int ready[2], go[2];
+	double end;
+	pid_t pb;
+	char c;
+
+	ASSERT_EQ(0, sysfs_write(KHUGEPAGED "scan_sleep_millisecs", "600000"));
+	ASSERT_EQ(0, sysfs_write(THP_SYSFS "hugepages-64kB/enabled", "always"));
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "mthp", "1"));
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	ready_fd = ready[1];
+	go_fd = go[0];
+	pb = cg_run(CG_B, half_zero_half_holes, 64);
+	ASSERT_LT(0, pb);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "low_pct", "0"));
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "high_pct", "1"));
+	for (end = now_s() + 120; now_s() < end; sleep_ms(200))
+		if (vmstat("hawkeye_debloat_thp_split") - split0 >= 32)
+			break;
+	ASSERT_EQ(0, sysfs_write_long(DEBLOAT "high_pct", high));
+	ASSERT_EQ(0, sysfs_write_long(DEBLOAT "low_pct", low));
+	ASSERT_EQ(0, write_file("/proc/sys/vm/drop_caches", "2"));
+	charged = cg_long(CG_B, "memory.current", NULL);
+	TH_LOG("THPs split %ld, charged %ld kB (16384 written)",
+	       vmstat("hawkeye_debloat_thp_split") - split0, charged / 1024);
+	EXPECT_LE(32, vmstat("hawkeye_debloat_thp_split") - split0);
+	EXPECT_GT(20 * MB, charged);
+
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	EXPECT_EQ(0, wait_status(pb));
+	close(ready[0]);
+	close(ready[1]);
+	close(go[0]);
+	close(go[1]);
+}
+
+/*
+ * The largest virtio block device of at least @mb (the guest's swap disk):
+ * its path in @path; 0, or -1 if there is none. Read through the block
+ * device's own page cache, it fills a cgroup with clean file pages
+ * without a file system (the host's, virtio-fs or 9p, is not cached in
+ * the guest).
+ */
+static int scratch_disk(char *path, size_t len, long mb)
+{
+	long best = 0;
+
+	for (char d = 'a'; d <= 'z'; d++) {
+		char f[64];
+		long sectors;
+
+		snprintf(f, sizeof(f), "/sys/block/vd%c/size", d);
+		sectors = sysfs_read_long(f);
+		if (sectors > best && sectors >= mb * 2048) {
+			best = sectors;
+			snprintf(path, len, "/dev/vd%c", d);
+		}
+	}
+	return best ? 0 : -1;
+}
+
+static char cache_path[64];
+
+/* Read @mb of cache_path through: page cache charged to this cgroup. */
+static int read_through(long mb)
+{
+	static char buf[1 << 20];
+	int fd = open(cache_path, O_RDONLY);
+
+	if (fd < 0)
+		return 4;
+	for (long i = 0; i < mb; i++)
+		if (read(fd, buf, sizeof(buf)) != sizeof(buf))
+			return 5;
+	close(fd);
+	return 0;
+}
+
+/*
+ * @mb of THPs with 448 of each one's 512 subpages written (64 zero-filled:
+ * worth a split only once an episode lowers its bar to 64); says 'r' on
+ * ready_fd, waits for a byte on go_fd, checks every byte: 0 if all is as
+ * written.
+ */
+static int dense_thps(long mb)
+{
+	size_t len = mb * MB, i;
+	unsigned char *p = (unsigned char *)map_aligned(len);
+	char c;
+
+	if (!p)
+		return 4;
+	madvise(p, len, MADV_HUGEPAGE);
+	for (i = 0; i < len; i += PAGE_SZ)
+		p[i] = i % HPAGE_SZ < 448 * PAGE_SZ ? byte_at(i) : 0;
+	if (write(ready_fd, "r", 1) != 1 || read(go_fd, &c, 1) != 1)
+		return 4;
+	for (i = 0; i < len; i += PAGE_SZ)
+		if (p[i] != (i % HPAGE_SZ < 448 * PAGE_SZ ? byte_at(i) : 0))
+			return 2;
+	return 0;
+}
+
+/*
+ * A container whose page cache fills it to memory.max: 64 MB of THPs and
+ * 320 MB of a block device read through, in a cgroup of 256 MB without
+ * swap. Clean
+ * cache costs reclaim nothing, so the cgroup's use as recovery counts it
+ * stays at its THPs: no episode starts, no THP is split, anon_thp stays
+ * 64 MB (reclaim drops the cache instead).
+ */
+TEST_F_TIMEOUT(containers, page_cache_does_not_split_huge_pages, 300)
+{
+	long episodes0 = vmstat("hawkeye_debloat_memcg_episode");
+	int ready[2], go[2];
+	pid_t p, r;
+	char c;
+
+	if (scratch_disk(cache_path, sizeof(cache_path), 320))
+		SKIP(return, "no block device of 320 MB to read");
+	ASSERT_EQ(0, cg_write(CG_A, "memory.max", "256M"));
+	ASSERT_EQ(0, cg_write(CG_A, "memory.swap.max", "0"));
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	ready_fd = ready[1];
+	go_fd = go[0];
+	p = cg_run(CG_A, dense_thps, 64);
+	ASSERT_LT(0, p);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	ASSERT_EQ(64 * MB, cg_long(CG_A, "memory.stat", "anon_thp"));
+	r = cg_run(CG_A, read_through, 320);
+	ASSERT_LT(0, r);
+	EXPECT_EQ(0, wait_status(r));
+	/* The thread polls every 0.25 s: it has seen the cgroup full. */
+	sleep_ms(2000);
+	TH_LOG("file %ld kB, anon_thp %ld kB, peak %ld kB of 262144, episodes %ld, "
+	       "THPs split %ld", cg_long(CG_A, "memory.stat", "file") / 1024,
+	       cg_long(CG_A, "memory.stat", "anon_thp") / 1024,
+	       cg_long(CG_A, "memory.peak", NULL) / 1024,
+	       vmstat("hawkeye_debloat_memcg_episode") - episodes0,
+	       cg_split(CG_A));
+	EXPECT_LT(200 * MB, cg_long(CG_A, "memory.peak", NULL));
+	EXPECT_EQ(64 * MB, cg_long(CG_A, "memory.stat", "anon_thp"));
+	EXPECT_EQ(0, cg_split(CG_A));
+	EXPECT_EQ(0, vmstat("hawkeye_debloat_memcg_episode") - episodes0);
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	EXPECT_EQ(0, wait_status(p));
+	close(ready[0]);
+	close(ready[1]);
+	close(go[0]);
+	close(go[1]);
+}
+
 /* A hot process: @mb of promotable memory, every page written, forever. */
 static int touch_forever(long mb)
 {
@@ -729,6 +1085,62 @@ TEST_F_TIMEOUT(containers, promotions_follow_weights, 240)
 	EXPECT_LE(8, a + b);
 	EXPECT_LE(1, a);
 	EXPECT_LE(2 * a, b);
+}
+
+/*
+ * Weights divide a parent's share: /A (300) with children x (100) and y
+ * (10000, as a delegatee might set to take more), each with an equally
+ * hot process, against /B (100). Once the three share a bucket, a batch
+ * of 8 goes 3:1 to A's subtree and B: y's weight divides A's share with
+ * x, it does not take B's.
+ */
+TEST_F_TIMEOUT(containers, nested_weights_divide_the_parents_share, 240)
+{
+	pid_t pid[3];
+	long a = 0, b = 0;
+	int i, bucket = -1;
+	double end;
+
+	ASSERT_EQ(0, cg_write(CG_A, "memory.hawkeye.weight", "300"));
+	ASSERT_EQ(0, cg_write(CG_B, "memory.hawkeye.weight", "100"));
+	ASSERT_EQ(0, cg_write(CG_A, "cgroup.subtree_control", "+memory"));
+	ASSERT_EQ(0, mkdir(CG_A "x", 0755));
+	ASSERT_EQ(0, mkdir(CG_A "y", 0755));
+	ASSERT_EQ(0, cg_write(CG_A "x/", "memory.hawkeye.weight", "100"));
+	ASSERT_EQ(0, cg_write(CG_A "y/", "memory.hawkeye.weight", "10000"));
+	pid[0] = cg_run(CG_A "x/", touch_forever, 16);
+	pid[1] = cg_run(CG_A "y/", touch_forever, 16);
+	pid[2] = cg_run(CG_B, touch_forever, 16);
+	for (i = 0; i < 3; i++)
+		ASSERT_LT(0, pid[i]);
+	/* Sampled, not promoted, until all three are in the same bucket. */
+	ASSERT_EQ(0, promote_every("8", "600000"));
+	for (end = now_s() + 90; now_s() < end; sleep_ms(200)) {
+		bucket = one_bucket(pid[0]);
+		if (bucket >= 0 && bucket == one_bucket(pid[1]) &&
+		    bucket == one_bucket(pid[2]))
+			break;
+		bucket = -1;
+	}
+	ASSERT_LE(0, bucket) TH_LOG("the three processes never shared a bucket");
+	/* The first batch at once, the next 5 s later. */
+	ASSERT_EQ(0, sysfs_write(PROMOTE "sleep_ms", "5000"));
+	for (end = now_s() + 60; a + b < 8 && now_s() < end; sleep_ms(100)) {
+		a = cg_long(CG_A, "memory.stat", "hawkeye_promote_success");
+		b = cg_long(CG_B, "memory.stat", "hawkeye_promote_success");
+	}
+	sysfs_write(PROMOTE "policy", "linux");
+	TH_LOG("first batch from bucket %d: %ld promotions under /A (300; x %ld, y %ld), "
+	       "%ld in /B (100)", bucket, a,
+	       cg_long(CG_A "x/", "memory.stat", "hawkeye_promote_success"),
+	       cg_long(CG_A "y/", "memory.stat", "hawkeye_promote_success"), b);
+	for (i = 0; i < 3; i++) {
+		kill(pid[i], SIGKILL);
+		wait_status(pid[i]);
+	}
+	EXPECT_LE(8, a + b);
+	EXPECT_LE(1, b);
+	EXPECT_LE(2 * b, a);
 }
 
 /*

@@ -102,7 +102,8 @@ static inline bool hawkeye_debloat_enabled(void)
 }
 
 unsigned int __hawkeye_max_ptes_none(struct mm_struct *mm, unsigned int charged);
-int __hawkeye_memcg_recover(struct mem_cgroup *memcg, unsigned int nr_pages);
+unsigned int __hawkeye_thp_max_ptes_none(struct folio *folio,
+					 unsigned int max_ptes_none);
 
 bool __hawkeye_memcg_huge_denied(struct mem_cgroup *memcg,
 				 unsigned int nr_pages, gfp_t gfp);
@@ -113,10 +114,11 @@ bool __hawkeye_memcg_huge_denied(struct mem_cgroup *memcg,
  *	THPs charged to the cgroup or its descendants
  * @active: a recovery episode runs for the cgroup's limit
  * @bar: ... splitting THPs with at least this many zero-filled subpages
- * @weight: memory.hawkeye.weight, the cgroup's share of promotions; 0: 100
+ * @weight: memory.hawkeye.weight, the cgroup's weight among its siblings
+ *	for promotions; 0: 100
  * @huge_capped: memory.hawkeye.huge_max is not "max": ...
  * @huge_max: ... the most anonymous THP memory of the subtree, in pages
- * @served: promotion: regions picked for the cgroup in the current batch
+ * @vtime: promotion: the cgroup's virtual time in start-time fair queueing
  *
  * Zeroed with the cgroup: recovery on, no episode, weight 100, no cap.
  */
@@ -127,7 +129,7 @@ struct hawkeye_memcg {
 	unsigned int weight;
 	bool huge_capped;
 	unsigned long huge_max;
-	unsigned int served;
+	unsigned int vtime;
 };
 
 DECLARE_STATIC_KEY_FALSE(hawkeye_huge_cap_key);
@@ -147,16 +149,16 @@ static inline bool hawkeye_memcg_huge_denied(struct mem_cgroup *memcg,
 }
 
 /*
- * A charge to @memcg found it at memory.max, before reclaim: recover the
- * bloat of the cgroup's THPs first. Returns 1 if @nr_pages fit now, -1 if
- * the charge, a huge page's, should fail without reclaim, 0 to reclaim.
+ * The zero-filled subpages above which reclaim's THP shrinker splits
+ * @folio (thp_underused()): with bloat recovery on, recovery's bar;
+ * otherwise upstream's, khugepaged's @max_ptes_none.
  */
-static inline int hawkeye_memcg_recover(struct mem_cgroup *memcg,
-					unsigned int nr_pages)
+static inline unsigned int hawkeye_thp_max_ptes_none(struct folio *folio,
+						     unsigned int max_ptes_none)
 {
 	if (hawkeye_debloat_enabled())
-		return __hawkeye_memcg_recover(memcg, nr_pages);
-	return 0;
+		return __hawkeye_thp_max_ptes_none(folio, max_ptes_none);
+	return max_ptes_none;
 }
 
 /*
@@ -241,10 +243,10 @@ static inline unsigned int hawkeye_max_ptes_none(struct mm_struct *mm,
 	return max_ptes_none;
 }
 
-static inline int hawkeye_memcg_recover(struct mem_cgroup *memcg,
-					unsigned int nr_pages)
+static inline unsigned int hawkeye_thp_max_ptes_none(struct folio *folio,
+						     unsigned int max_ptes_none)
 {
-	return 0;
+	return max_ptes_none;
 }
 
 static inline bool hawkeye_memcg_huge_denied(struct mem_cgroup *memcg,

@@ -81,15 +81,18 @@ struct hawkeye_pick {
 };
 
 /*
- * A process's memory cgroup in a batch: its weight (memory.hawkeye.weight;
- * 0: at its huge page cap, not served) and the regions picked for the
- * cgroup so far, shared by its processes.
+ * A process's memory cgroup in a batch: its weight (its share of its
+ * ancestors' shares, promote_weight(); 0: at its huge page cap, not
+ * served) and its virtual time, shared by its processes.
  */
 struct hawkeye_share {
 	struct mem_cgroup *memcg;	/* referenced for the batch; NULL: none */
 	unsigned int weight;
-	unsigned int *served;
+	unsigned int *vtime;
 };
+
+/* Virtual time a region costs a cgroup of weight 1. */
+#define PROMOTE_VTIME_UNIT	(1U << 20)
 
 /* The bucket of an access coverage (EMA) of 0..HPAGE_PMD_NR. */
 static unsigned int promote_bucket(unsigned int ema)
@@ -240,14 +243,13 @@ static void promote_take(struct hawkeye_pick *out, struct hawkeye_mm *hm,
 
 /*
  * Should the process of share @x be served before that of @y? The one
- * whose cgroup would have the lower share of its weight after one more:
- * weighted fair queueing, a batch at a time.
+ * whose cgroup's next region starts first in virtual time: start-time
+ * fair queueing (virtual times wrap; they stay within 2^31 of each other).
  */
 static bool promote_before(const struct hawkeye_share *x,
 			   const struct hawkeye_share *y)
 {
-	return (u64)(*x->served + 1) * y->weight <
-	       (u64)(*y->served + 1) * x->weight;
+	return (int)(*x->vtime - *y->vtime) < 0;
 }
 
 /*
@@ -255,13 +257,17 @@ static bool promote_before(const struct hawkeye_share *x,
  * registration order), from the highest bucket in which any of them has
  * a region. Within that bucket, processes take turns (round-robin), each
  * giving the region at the head of its bucket first; where their cgroups
- * (@share) differ, turns go by weight: cgroups with weights 1:3 get
- * regions 1:3 of a bucket in a batch. Processes of a cgroup at its cap
- * (weight 0) get none. Turns start with the first process whenever the
- * bucket changes, and go on from where @rr left them otherwise, so that a
- * batch ending mid-bucket does not favour anyone. @pos is scratch space
- * for @nr processes. Changes nothing but @rr, @pos and what @share
- * counts. Returns the number of regions put in @out.
+ * (@share) differ, turns go by weight, in start-time fair queueing: each
+ * region advances its cgroup's virtual time by PROMOTE_VTIME_UNIT over its
+ * weight, the cgroup with the earliest virtual time is served, and @rr's
+ * clock is the virtual time of the region served last. Virtual times carry
+ * over from batch to batch and bucket to bucket, so weights 1:3 get
+ * regions 1:3 of a bucket at any batch size, and a cgroup that had nothing
+ * to promote catches up to the clock instead of building up credit. Processes of a cgroup at its cap (weight 0) get none.
+ * Turns start with the first process whenever the bucket changes, and go
+ * on from where @rr left them otherwise. @pos is scratch space for @nr
+ * processes. Changes nothing but @rr, @pos and @share's virtual times.
+ * Returns the number of regions put in @out.
  */
 static unsigned int promote_order(struct hawkeye_mm **hms, unsigned int nr,
 				  struct hawkeye_share *share,
@@ -273,6 +279,9 @@ static unsigned int promote_order(struct hawkeye_mm **hms, unsigned int nr,
 	int b;
 
 	promote_pos_init(hms, nr, pos);
+	for (i = 0; i < nr; i++)
+		if (share[i].weight && (int)(*share[i].vtime - rr->vclock) < 0)
+			*share[i].vtime = rr->vclock;
 
 	for (k = 0; k < n; k++) {
 		b = -1;
@@ -281,10 +290,6 @@ static unsigned int promote_order(struct hawkeye_mm **hms, unsigned int nr,
 				b = max(b, promote_top(hms[i], pos[i]));
 		if (b < 0)
 			break;
-		/* Weighted turns within a bucket: counted from its start. */
-		if (k && b != rr->bucket)
-			for (i = 0; i < nr; i++)
-				*share[i].served = 0;
 		start = b == rr->bucket ? promote_turn(hms, nr, rr->seq) : 0;
 		best = nr;
 		for (j = 0; j < nr; j++) {
@@ -295,7 +300,8 @@ static unsigned int promote_order(struct hawkeye_mm **hms, unsigned int nr,
 				best = i;
 		}
 		promote_take(&out[k], hms[best], pos[best], b);
-		(*share[best].served)++;
+		rr->vclock = *share[best].vtime;
+		*share[best].vtime += PROMOTE_VTIME_UNIT / share[best].weight;
 		rr->bucket = b;
 		rr->seq = hms[best]->seq;
 	}
@@ -581,21 +587,81 @@ static unsigned int promote_pick_pmu(struct hawkeye_mm **hms, unsigned int nr,
 	return got;
 }
 
+/* The ancestor of @memcg (or @memcg) that is a child of @parent; NULL: none. */
+static struct mem_cgroup *promote_child_of(struct mem_cgroup *memcg,
+					   struct mem_cgroup *parent)
+{
+	for (; memcg; memcg = parent_mem_cgroup(memcg))
+		if (parent_mem_cgroup(memcg) == parent)
+			return memcg;
+	return NULL;
+}
+
 /*
- * Each process's share in a batch: its cgroup's weight, 0 if the cgroup
- * is at its huge page cap (its collapses could not be charged), and its
- * cgroup's count of regions picked, from 0. NULL if out of memory.
+ * The weight of @share[@i]'s cgroup in a batch, as cgroup v2 distributes
+ * by weight (Documentation/admin-guide/cgroup-v2.rst, "Weights"): at each
+ * level, the children of a cgroup that have a process served in the batch
+ * divide the cgroup's share in proportion to their memory.hawkeye.weight.
+ * Scaled so that a cgroup's weight is its top-level ancestor's weight
+ * times its fraction of that ancestor's share: with every cgroup at the
+ * top level, their own weights. A subtree cannot take more than its top
+ * cgroup's share, however many children it makes with whatever weights.
+ * The processes of the root cgroup count as a top-level cgroup of weight
+ * 100. Called with @share[*].weight their cgroups' own weights (0: not
+ * served).
+ */
+static unsigned int promote_weight(struct hawkeye_share *share,
+				   unsigned int nr, unsigned int i)
+{
+	u64 frac = PROMOTE_VTIME_UNIT;
+	struct mem_cgroup *m, *parent;
+	unsigned int j, k;
+
+	for (m = share[i].memcg; m && (parent = parent_mem_cgroup(m));
+	     m = parent) {
+		u64 sum = 0;
+
+		if (!parent_mem_cgroup(parent))
+			break;		/* @m is at the top level */
+		/* The weights of @parent's children served, each once. */
+		for (j = 0; j < nr; j++) {
+			struct mem_cgroup *c = promote_child_of(share[j].memcg, parent);
+
+			if (!c || !share[j].weight)
+				continue;
+			for (k = 0; k < j; k++)
+				if (share[k].weight &&
+				    promote_child_of(share[k].memcg, parent) == c)
+					break;
+			if (k == j)
+				sum += hawkeye_memcg_weight(c);
+		}
+		frac = div64_u64(frac * hawkeye_memcg_weight(m), max(sum, 1ULL));
+	}
+	frac = frac * hawkeye_memcg_weight(m) / PROMOTE_VTIME_UNIT;
+	return clamp_t(u64, frac, 1, PROMOTE_VTIME_UNIT);
+}
+
+/*
+ * Each process's share in a batch: its cgroup's weight in the hierarchy
+ * (promote_weight()), 0 if the cgroup is at its huge page cap (its
+ * collapses could not be charged), and its cgroup's virtual time. NULL if
+ * out of memory.
  */
 static struct hawkeye_share *promote_shares(struct hawkeye_mm **hms,
 					    unsigned int nr)
 {
-	/* Without memory cgroups all share one count: plain turns. */
-	static unsigned int served_no_memcg;
+	/* Without memory cgroups all share one time: plain turns. */
+	static unsigned int vtime_no_memcg;
 	struct hawkeye_share *share = kmalloc_array(nr, sizeof(*share), GFP_KERNEL);
+	unsigned int *weight = kmalloc_array(nr, sizeof(*weight), GFP_KERNEL);
 	unsigned int i;
 
-	if (!share)
+	if (!share || !weight) {
+		kfree(share);
+		kfree(weight);
 		return NULL;
+	}
 	for (i = 0; i < nr; i++) {
 		struct mem_cgroup *memcg = get_mem_cgroup_from_mm(hms[i]->mm);
 
@@ -603,12 +669,16 @@ static struct hawkeye_share *promote_shares(struct hawkeye_mm **hms,
 		share[i].weight = hawkeye_memcg_huge_full(memcg, HPAGE_PMD_NR, GFP_KERNEL) ?
 				  0 : hawkeye_memcg_weight(memcg);
 #ifdef CONFIG_MEMCG
-		share[i].served = memcg ? &memcg->hawkeye.served : &served_no_memcg;
+		share[i].vtime = memcg ? &memcg->hawkeye.vtime : &vtime_no_memcg;
 #else
-		share[i].served = &served_no_memcg;
+		share[i].vtime = &vtime_no_memcg;
 #endif
-		*share[i].served = 0;
 	}
+	for (i = 0; i < nr; i++)
+		weight[i] = share[i].weight ? promote_weight(share, nr, i) : 0;
+	for (i = 0; i < nr; i++)
+		share[i].weight = weight[i];
+	kfree(weight);
 	return share;
 }
 

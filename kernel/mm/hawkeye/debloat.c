@@ -28,15 +28,22 @@
  * Inside memory cgroups the same runs for each cgroup with a limit (the
  * tighter of memory.high and memory.max) against its own usage, on the
  * THPs charged to it only: the machine may have plenty free while a
- * container runs into its limit. There, recovery first splits the
- * cgroup's partially mapped THPs, whose unmapped subpages are charged
- * until reclaim's THP shrinker would split them. PSI adapts the start:
- * under memory pressure (psi_pct) recovery starts at low_pct already, for
- * the machine and for a cgroup. A charge that finds its cgroup at
- * memory.max recovers in the charging task before reclaim runs (direct
- * recovery), as far as it needs, and starts the cgroup's episode.
- * khugepaged does not collapse what would take a cgroup past low_pct
- * again (__hawkeye_max_ptes_none()).
+ * container runs into its limit. A cgroup's use is counted net of its
+ * reclaimable page cache, as si_mem_available() counts the machine's:
+ * cache costs reclaim nothing, splitting a THP costs its TLB reach. There,
+ * recovery first runs reclaim's THP shrinker on the cgroup's deferred
+ * split queues, without reclaim: it splits partially mapped THPs, whose
+ * unmapped subpages stay charged until then, and THPs over the bar. PSI
+ * adapts the start: under memory pressure (psi_pct) recovery starts at
+ * low_pct already, for the machine and for a cgroup. khugepaged does not
+ * collapse what would take a cgroup past low_pct again
+ * (__hawkeye_max_ptes_none()).
+ *
+ * Where the thread does not keep up, reclaim does the rest: the deferred
+ * split shrinker, memcg-aware and run by global and cgroup reclaim alike,
+ * splits the THPs that have at least recovery's bar of zero-filled
+ * subpages (__hawkeye_thp_max_ptes_none()) and maps those to the zero page.
+ * Nothing of recovery runs in the charge path.
  *
  * With debloat/mthp on, recovery knows the mTHP sizes enabled for anonymous
  * memory: it splits a THP to the largest of them, then splits on only the
@@ -78,7 +85,7 @@
 #define DEBLOAT_SAMPLE		HZ	/* accesses are sampled this long per round */
 #define DEBLOAT_MEMCG_SAMPLE	(HZ / 10)	/* ... in a cgroup nearing its limit */
 #define DEBLOAT_BATCH		16	/* most THPs examined per mmap_lock hold */
-#define DEBLOAT_DIRECT_BUDGET	256	/* most THPs a charge examines */
+#define DEBLOAT_PMD_BATCH	512	/* most PMDs walked per mmap_lock hold */
 #define DEBLOAT_DEFERRED	256	/* most queued THPs looked at per cgroup */
 
 DEFINE_STATIC_KEY_FALSE(hawkeye_debloat_key);
@@ -95,6 +102,8 @@ static DEFINE_MUTEX(debloat_mutex);
 static struct task_struct *debloat_thread;
 /* The zero subpages that make a THP worth splitting now: <= threshold. */
 static unsigned int debloat_bar = HPAGE_PMD_NR / 2;
+/* An episode runs for the machine's watermarks. */
+static bool debloat_active;
 
 /* A process in a round: its mm and its access estimate. */
 struct debloat_mm {
@@ -108,20 +117,18 @@ struct debloat_mm {
 
 /*
  * Where recovery works: the whole machine, or a memory cgroup (and its
- * descendants) nearing its limit, from the thread or, directly, from a
- * charge that found the cgroup at memory.max.
+ * descendants) nearing its limit.
  */
 struct debloat_domain {
 	struct mem_cgroup *memcg;	/* NULL: the machine */
 	unsigned int bar;		/* zero subpages worth a split */
-	unsigned long goal;		/* direct: the margin wanted, pages */
-	unsigned int budget;		/* direct: THPs left to examine */
 };
 
 /* The state of a scan of a process's THPs (and mTHPs). */
 struct debloat_walk {
 	struct debloat_domain *dom;
 	unsigned int budget;	/* THPs left to examine in this batch */
+	unsigned int pmds;	/* PMDs walked in this batch */
 	unsigned long next;	/* where the next batch starts */
 	/* In the 2 MB range examined: */
 	unsigned long bytes;	/* bytes read */
@@ -159,15 +166,20 @@ static bool debloat_pressure(struct mem_cgroup *memcg)
 	return pct && hawkeye_memcg_psi(memcg) >= pct;
 }
 
-/* @memcg's use and limit (NULL: the machine's); false if it has none. */
+/*
+ * @memcg's use and limit (NULL: the machine's); false if it has none. A
+ * cgroup's use is net of its reclaimable page cache (hawkeye_memcg_use()).
+ */
 static bool debloat_usage(struct mem_cgroup *memcg, unsigned long *in_use,
 			  unsigned long *total)
 {
 #ifdef CONFIG_MEMCG
 	if (memcg) {
 		*total = hawkeye_memcg_limit(memcg);
-		*in_use = page_counter_read(&memcg->memory);
-		return *total < PAGE_COUNTER_MAX;
+		if (*total >= PAGE_COUNTER_MAX)
+			return false;
+		*in_use = hawkeye_memcg_use(memcg);
+		return true;
 	}
 #endif
 	*total = totalram_pages();
@@ -203,10 +215,6 @@ static bool debloat_wanted_now(bool active)
 /* Does recovery in @dom go on? */
 static bool debloat_goes_on(struct debloat_domain *dom)
 {
-#ifdef CONFIG_MEMCG
-	if (dom->goal)
-		return dom->budget && hawkeye_memcg_margin(dom->memcg) < dom->goal;
-#endif
 	return debloat_wanted_in(dom->memcg, true);
 }
 
@@ -370,6 +378,13 @@ static int debloat_split(struct mm_walk *walk, struct folio *folio,
 	unsigned int from = folio_order(folio);
 	int order = highest_order(orders & (BIT(from) - 1));
 
+	/*
+	 * A partially mapped folio goes to order 0, as the deferred split
+	 * shrinker splits it: a large piece would leave the queue with its
+	 * unmapped subpages still allocated.
+	 */
+	if (folio_test_partially_mapped(folio))
+		order = 0;
 	if (split_huge_page_to_list_to_order(&folio->page, NULL, order))
 		return -1;
 	/* A hint for khugepaged, which reads it locklessly. */
@@ -556,6 +571,15 @@ static int debloat_scan_pmd(pmd_t *pmd, unsigned long addr,
 	spinlock_t *ptl;
 	int to = -1;
 
+	/*
+	 * Every PMD walked counts, a THP or not: a batch ends after
+	 * DEBLOAT_PMD_BATCH, or sooner for a writer waiting on mmap_lock.
+	 */
+	if (dw->pmds++ && (dw->pmds > DEBLOAT_PMD_BATCH ||
+			   mmap_lock_is_contended(walk->mm))) {
+		dw->next = addr;
+		return 1;
+	}
 	dw->bytes = 0;
 	dw->split = false;
 	ptl = hawkeye_thp_lock(pmd, walk->vma, debloat_pmd_folio, &folio);
@@ -579,12 +603,10 @@ static int debloat_scan_pmd(pmd_t *pmd, unsigned long addr,
 	count_vm_events(HAWKEYE_DEBLOAT_BYTES_READ, dw->bytes);
 
 	dw->next = end;
-	if (dw->dom->goal)
-		dw->dom->budget--;
 	/* Batch done: the caller drops mmap_lock and keeps to the rate. */
 	if (!--dw->budget)
 		return 1;
-	/* No more split than the goal needs: low_pct, or the charge. */
+	/* No more split than the goal needs: low_pct. */
 	return dw->split && !debloat_goes_on(dw->dom);
 }
 
@@ -603,9 +625,7 @@ static const struct mm_walk_ops debloat_scan_ops = {
 /*
  * Examine all THPs of @mm, in batches of at most DEBLOAT_BATCH under
  * mmap_lock, at the configured rate. Returns false once recovery should
- * stop: memory use fell below the low watermark (direct: the charge
- * fits), or the thread is told to. Direct recovery is not rate-limited
- * and only trylocks mmap_lock: the charging task may hold it.
+ * stop: memory use fell below the low watermark, or the thread is told to.
  */
 static bool debloat_scan_mm(struct debloat_domain *dom, struct mm_struct *mm,
 			    ktime_t *next)
@@ -617,31 +637,22 @@ static bool debloat_scan_mm(struct debloat_domain *dom, struct mm_struct *mm,
 		unsigned int rate = READ_ONCE(hawkeye_debloat.rate);
 		unsigned int batch = DEBLOAT_BATCH;
 
-		if ((!dom->goal && kthread_should_stop()) ||
-		    !debloat_goes_on(dom))
+		if (kthread_should_stop() || !debloat_goes_on(dom))
 			return false;
 		/* Held for one batch: an exiting process frees its memory. */
 		if (!hawkeye_mm_get(mm))
 			return true;
 		/* About a tenth of a second's worth at a time. */
-		if (rate && !dom->goal)
+		if (rate)
 			batch = clamp(rate / 10, 1U, batch);
-		dw.budget = min(batch, dom->goal ? dom->budget : batch);
-		if (dom->goal) {
-			if (!mmap_read_trylock(mm)) {
-				count_vm_event(HAWKEYE_DEBLOAT_DIRECT_BUSY);
-				mmput(mm);
-				return true;
-			}
-		} else {
-			mmap_read_lock(mm);
-		}
+		dw.budget = batch;
+		dw.pmds = 0;
+		mmap_read_lock(mm);
 		ret = walk_page_range(mm, dw.next, ULONG_MAX, &debloat_scan_ops, &dw);
 		mmap_read_unlock(mm);
 		mmput(mm);
 		/* No address space is held here: suspend may freeze us. */
-		if (!dom->goal)
-			hawkeye_throttle(next, batch - dw.budget, rate);
+		hawkeye_throttle(next, batch - dw.budget, rate);
 	} while (ret > 0);
 	return true;
 }
@@ -723,10 +734,12 @@ static int debloat_get_mms(struct debloat_domain *dom, struct debloat_mm **out)
 }
 
 /*
- * In a cgroup, first the partially mapped THPs of it and its descendants
- * (part of each unmapped: MADV_DONTNEED, munmap): their unmapped subpages
- * stay charged until the THP is split, which reclaim's THP shrinker would
- * do once the cgroup is at its limit. Split them now, without reclaim.
+ * In a cgroup, first what reclaim's THP shrinker would split there, from
+ * the deferred split queues of it and its descendants: partially mapped
+ * THPs (part of each unmapped: MADV_DONTNEED, munmap), whose unmapped
+ * subpages stay charged until the THP is split, and THPs with at least
+ * the bar zero-filled (__hawkeye_thp_max_ptes_none()). A queue costs no
+ * page table walk. A chunk at a time, until recovery's goal is met.
  * Returns whether recovery goes on.
  */
 static bool debloat_split_deferred(struct debloat_domain *dom)
@@ -736,15 +749,21 @@ static bool debloat_split_deferred(struct debloat_domain *dom)
 
 	for (m = mem_cgroup_iter(dom->memcg, NULL, NULL); m;
 	     m = mem_cgroup_iter(dom->memcg, m, NULL)) {
-		unsigned long split = 0;
+		unsigned long split = 0, looked;
+		bool more = true;
 
-		if (!hawkeye_memcg_debloat_off(m))
-			split = memcg_split_deferred(m, DEBLOAT_DEFERRED);
+		if (hawkeye_memcg_debloat_off(m))
+			continue;
+		for (looked = 0; looked < DEBLOAT_DEFERRED && more;
+		     looked += DEBLOAT_BATCH) {
+			split += memcg_split_deferred(m, DEBLOAT_BATCH);
+			more = debloat_goes_on(dom);
+		}
 		if (split) {
 			count_vm_events(HAWKEYE_DEBLOAT_DEFERRED_SPLIT, split);
 			count_memcg_events(m, HAWKEYE_DEBLOAT_DEFERRED_SPLIT, split);
 		}
-		if (!debloat_goes_on(dom)) {
+		if (!more) {
 			mem_cgroup_iter_break(dom->memcg, m);
 			return false;
 		}
@@ -755,9 +774,8 @@ static bool debloat_split_deferred(struct debloat_domain *dom)
 
 /*
  * One round in @dom: sample every process's accesses for a window, then
- * examine their THPs, lowest estimated overhead first. Direct recovery
- * takes them as they come: sampling would block on mmap_lock and flush
- * TLBs in the charging task. Returns whether recovery is still wanted.
+ * examine their THPs, lowest estimated overhead first. Returns whether
+ * recovery is still wanted.
  */
 static bool debloat_round(struct debloat_domain *dom)
 {
@@ -769,18 +787,16 @@ static bool debloat_round(struct debloat_domain *dom)
 	if (dom->memcg && !debloat_split_deferred(dom))
 		return false;
 	nr = debloat_get_mms(dom, &mms);
-	if (!dom->goal) {
-		for (i = 0; i < nr; i++)
-			debloat_sample_mm(&mms[i]);
-		nr = debloat_drop_idle(mms, nr);
-		schedule_timeout_interruptible(dom->memcg ? DEBLOAT_MEMCG_SAMPLE :
-							    DEBLOAT_SAMPLE);
-		try_to_freeze();
-		for (i = 0; i < nr; i++)
-			debloat_sample_mm(&mms[i]);
-		nr = debloat_drop_idle(mms, nr);
-		sort(mms, nr, sizeof(*mms), debloat_cmp_overhead, NULL);
-	}
+	for (i = 0; i < nr; i++)
+		debloat_sample_mm(&mms[i]);
+	nr = debloat_drop_idle(mms, nr);
+	schedule_timeout_interruptible(dom->memcg ? DEBLOAT_MEMCG_SAMPLE :
+						    DEBLOAT_SAMPLE);
+	try_to_freeze();
+	for (i = 0; i < nr; i++)
+		debloat_sample_mm(&mms[i]);
+	nr = debloat_drop_idle(mms, nr);
+	sort(mms, nr, sizeof(*mms), debloat_cmp_overhead, NULL);
 	for (i = 0; i < nr && more; i++)
 		more = debloat_scan_mm(dom, mms[i].mm, &next);
 
@@ -831,15 +847,24 @@ static bool debloat_memcgs(void)
 #ifdef CONFIG_MEMCG
 	struct mem_cgroup *memcg;
 
+	/* cgroup v1 has no memory.hawkeye.* files: the machine's rule only. */
+	if (!cgroup_subsys_on_dfl(memory_cgrp_subsys))
+		return false;
 	for (memcg = mem_cgroup_iter(NULL, NULL, NULL); memcg;
 	     memcg = mem_cgroup_iter(NULL, memcg, NULL)) {
 		if (kthread_should_stop()) {
 			mem_cgroup_iter_break(NULL, memcg);
 			break;
 		}
-		if (mem_cgroup_is_root(memcg) ||
-		    READ_ONCE(memcg->hawkeye.debloat_off))
+		if (mem_cgroup_is_root(memcg))
 			continue;
+		if (hawkeye_memcg_debloat_off(memcg) ||
+		    hawkeye_memcg_limit(memcg) >= PAGE_COUNTER_MAX) {
+			WRITE_ONCE(memcg->hawkeye.active, false);
+			continue;
+		}
+		/* Its page cache, counted out of its use, up to date. */
+		mem_cgroup_flush_stats(memcg);
 		ran |= debloat_episode(memcg, &memcg->hawkeye.active,
 				       &memcg->hawkeye.bar);
 	}
@@ -849,82 +874,18 @@ static bool debloat_memcgs(void)
 
 static int debloat_thread_fn(void *unused)
 {
-	bool active = false;
-
 	set_freezable();
 	while (!kthread_should_stop()) {
 		bool ran;
 
 		try_to_freeze();
-		ran = debloat_episode(NULL, &active, &debloat_bar);
+		ran = debloat_episode(NULL, &debloat_active, &debloat_bar);
 		ran |= debloat_memcgs();
 		if (!ran)
 			schedule_timeout_interruptible(DEBLOAT_POLL);
 	}
 	return 0;
 }
-
-#ifdef CONFIG_MEMCG
-/**
- * __hawkeye_memcg_recover - direct recovery in a cgroup at memory.max
- * @memcg: the cgroup whose memory.max a charge ran into
- * @nr_pages: the charge
- *
- * Called by try_charge_memcg() before reclaim, in the charging task, where
- * reclaim's THP shrinker (deferred_split_scan()) splits THPs too. Splits
- * the cgroup's bloated THPs until the charge and a 2 MB more fit, from
- * the current bar down to threshold / 8, examining DEBLOAT_DIRECT_BUDGET
- * THPs at most; and starts the cgroup's episode for the thread to go on
- * down to low_pct. mmap_lock and folios are only trylocked. Allocations
- * meanwhile do not recurse into reclaim. A huge page is never paid for by
- * reclaim, which would swap the cgroup's memory out for it: one that
- * recovery could not make room for falls back to base pages (a fault) or
- * stays base pages (a collapse by khugepaged or promotion, which is not
- * paid for by splitting either).
- *
- * Return: 1 if @nr_pages fit under memory.max now, -1 if the charge, a
- * huge page's, fails without reclaim, 0 if reclaim goes on as upstream.
- */
-int __hawkeye_memcg_recover(struct mem_cgroup *memcg, unsigned int nr_pages)
-{
-	struct hawkeye_memcg *hm = &memcg->hawkeye;
-	unsigned int threshold = READ_ONCE(hawkeye_debloat.threshold);
-	struct debloat_domain dom = {
-		.memcg = memcg,
-		.goal = nr_pages + HPAGE_PMD_NR,
-		.budget = DEBLOAT_DIRECT_BUDGET,
-	};
-	unsigned int noreclaim;
-
-	if (mem_cgroup_is_root(memcg) || READ_ONCE(hm->debloat_off))
-		return 0;
-	if (current->flags & PF_KTHREAD) {
-		if (nr_pages < HPAGE_PMD_NR)
-			return 0;
-		count_vm_event(HAWKEYE_DEBLOAT_HUGE_DENIED);
-		return -1;
-	}
-	if (!READ_ONCE(hm->active)) {
-		WRITE_ONCE(hm->bar, threshold);
-		WRITE_ONCE(hm->active, true);
-		count_vm_event(HAWKEYE_DEBLOAT_MEMCG_EPISODE);
-	}
-	count_vm_event(HAWKEYE_DEBLOAT_DIRECT);
-	dom.bar = READ_ONCE(hm->bar);
-	noreclaim = memalloc_noreclaim_save();
-	while (debloat_round(&dom) && dom.bar > max(threshold / 8, 1U))
-		dom.bar = debloat_lower_bar(dom.bar, threshold);
-	memalloc_noreclaim_restore(noreclaim);
-	if (hawkeye_memcg_margin(memcg) >= nr_pages) {
-		count_vm_event(HAWKEYE_DEBLOAT_DIRECT_FIT);
-		return 1;
-	}
-	if (nr_pages < HPAGE_PMD_NR)
-		return 0;
-	count_vm_event(HAWKEYE_DEBLOAT_HUGE_DENIED);
-	return -1;
-}
-#endif
 
 /**
  * hawkeye_debloat_set_enabled - turn bloat recovery on or off
@@ -1025,6 +986,45 @@ unsigned int __hawkeye_max_ptes_none(struct mm_struct *mm, unsigned int charged)
 	if (READ_ONCE(mm->hawkeye_debloat_splits) && debloat_wanted_now(true))
 		max = READ_ONCE(debloat_bar) - 1;
 	return min(max, debloat_memcg_max_ptes_none(mm, charged));
+}
+
+/**
+ * __hawkeye_thp_max_ptes_none - recovery's bar in reclaim's THP shrinker
+ * @folio: a THP on the deferred split queue, referenced
+ * @max_ptes_none: khugepaged's max_ptes_none, upstream's bar
+ *
+ * thp_underused() splits a THP with more than @max_ptes_none zero-filled
+ * subpages. With recovery on, the bar is recovery's own, not khugepaged's
+ * (which says what to collapse, not what to split): the threshold, or the
+ * lower bar of an episode running for the machine or for a cgroup that
+ * @folio is charged inside. A THP charged inside a cgroup with recovery
+ * off (memory.hawkeye.debloat 0 there or above) keeps upstream's bar.
+ *
+ * Return: the most zero-filled subpages @folio may have and stay whole.
+ */
+unsigned int __hawkeye_thp_max_ptes_none(struct folio *folio,
+					 unsigned int max_ptes_none)
+{
+	unsigned int bar = READ_ONCE(hawkeye_debloat.threshold);
+#ifdef CONFIG_MEMCG
+	struct mem_cgroup *memcg;
+#endif
+
+	if (READ_ONCE(debloat_active))
+		bar = min(bar, READ_ONCE(debloat_bar));
+#ifdef CONFIG_MEMCG
+	rcu_read_lock();
+	for (memcg = folio_memcg(folio); memcg; memcg = parent_mem_cgroup(memcg)) {
+		if (READ_ONCE(memcg->hawkeye.debloat_off)) {
+			rcu_read_unlock();
+			return max_ptes_none;
+		}
+		if (READ_ONCE(memcg->hawkeye.active))
+			bar = min(bar, READ_ONCE(memcg->hawkeye.bar));
+	}
+	rcu_read_unlock();
+#endif
+	return max(bar, 1U) - 1;
 }
 
 /* The knob table (sysfs.c) checked the bounds: low < high remains. */

@@ -182,7 +182,7 @@ unsigned int hawkeye_best_order(const unsigned long *used, unsigned long orders)
 /* memcg.c */
 #ifdef CONFIG_MEMCG
 unsigned long hawkeye_memcg_limit(struct mem_cgroup *memcg);
-unsigned long hawkeye_memcg_margin(struct mem_cgroup *memcg);
+unsigned long hawkeye_memcg_use(struct mem_cgroup *memcg);
 unsigned int hawkeye_memcg_psi(struct mem_cgroup *memcg);
 bool hawkeye_memcg_recoverable(struct folio *folio, struct mem_cgroup *domain);
 bool hawkeye_memcg_debloat_off(struct mem_cgroup *memcg);
@@ -325,6 +325,7 @@ struct hawkeye_mm {
 /* Where round-robin goes on: the bucket and the process served last. */
 struct hawkeye_rr {
 	int bucket;			/* -1: none yet */
+	unsigned int vclock;		/* hawkeye-g: fair queueing's virtual clock */
 	u64 seq;
 	u64 pmu_seq;			/* hawkeye-pmu: the process served last */
 };

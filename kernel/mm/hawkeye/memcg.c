@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * HawkEye in memory cgroups (cgroup v2).
+ * HawkEye in memory cgroups (cgroup v2; on a v1 hierarchy only the
+ * machine's rules apply).
  *
  * What bloat recovery asks of a cgroup: how close it is to its limit (the
  * tighter of memory.high and memory.max), whether its tasks stall on
@@ -44,17 +45,27 @@ unsigned long hawkeye_memcg_limit(struct mem_cgroup *memcg)
 }
 
 /**
- * hawkeye_memcg_margin() - what a cgroup may still charge before memory.max
+ * hawkeye_memcg_use() - a cgroup's use of memory, as recovery counts it
  * @memcg: the cgroup
+ *
+ * memory.current less the page cache that reclaim drops without writing
+ * it back (the file LRUs less dirty and writeback pages), as
+ * si_mem_available() counts the machine's: a cgroup doing file I/O sits
+ * near its limit with cache, which costs reclaim nothing to give back.
+ * From the cgroup's statistics as last flushed.
  *
  * Return: pages.
  */
-unsigned long hawkeye_memcg_margin(struct mem_cgroup *memcg)
+unsigned long hawkeye_memcg_use(struct mem_cgroup *memcg)
 {
 	unsigned long usage = page_counter_read(&memcg->memory);
-	unsigned long max = READ_ONCE(memcg->memory.max);
+	unsigned long file = memcg_page_state(memcg, NR_ACTIVE_FILE) +
+			     memcg_page_state(memcg, NR_INACTIVE_FILE);
+	unsigned long busy = memcg_page_state(memcg, NR_FILE_DIRTY) +
+			     memcg_page_state(memcg, NR_WRITEBACK);
 
-	return usage < max ? max - usage : 0;
+	file -= min(file, busy);
+	return usage - min(usage, file);
 }
 
 /**

@@ -169,18 +169,20 @@ static void promote_test_fig4(struct kunit *test, struct hawkeye_mm **hms)
 
 /*
  * Pick @n regions as a promotion round does, each process in a cgroup of
- * its own with the weight @weights[i] (NULL: 100 each), take the picked
- * ones out of the map (promoted) and append their indexes to @seq.
+ * its own with the weight @weights[i] (NULL: 100 each) and the virtual
+ * time @vtime[i] (NULL: a fresh one), take the picked ones out of the map
+ * (promoted) and append their indexes to @seq.
  */
 static int promote_test_round_weighted(struct kunit *test,
 				       struct hawkeye_mm **hms, unsigned int nr,
 				       const unsigned int *weights,
+				       unsigned int *vtime,
 				       struct hawkeye_rr *rr, unsigned int n,
 				       unsigned long *seq)
 {
 	struct list_head *pos[3][HAWKEYE_NR_BUCKETS];
 	struct hawkeye_share share[3];
-	unsigned int served[3] = {};
+	unsigned int fresh[3] = {};
 	struct hawkeye_pick picks[16];
 	unsigned int i, got;
 
@@ -188,7 +190,8 @@ static int promote_test_round_weighted(struct kunit *test,
 	KUNIT_ASSERT_LE(test, n, 16U);
 	for (i = 0; i < nr; i++)
 		share[i] = (struct hawkeye_share){
-			.weight = weights ? weights[i] : 100, .served = &served[i],
+			.weight = weights ? weights[i] : 100,
+			.vtime = vtime ? &vtime[i] : &fresh[i],
 		};
 	got = promote_order(hms, nr, share, pos, rr, picks, n);
 	for (i = 0; i < got; i++) {
@@ -202,21 +205,22 @@ static int promote_test_round(struct kunit *test, struct hawkeye_mm **hms,
 			      unsigned int nr, struct hawkeye_rr *rr,
 			      unsigned int n, unsigned long *seq)
 {
-	return promote_test_round_weighted(test, hms, nr, NULL, rr, n, seq);
+	return promote_test_round_weighted(test, hms, nr, NULL, NULL, rr, n, seq);
 }
 
 /*
  * Two cgroups with weights 1:3 and regions in one bucket: a batch of 8
  * gives them 2 and 6, batch after batch; once the heavier one has none
- * left, the other gets them all. A cgroup at its cap (weight 0) gets none.
+ * left, the other gets them all, and it builds up no debt meanwhile. A
+ * cgroup at its cap (weight 0) gets none.
  */
 static void promote_test_order_weights(struct kunit *test)
 {
 	static const unsigned int weights[] = { 100, 300 }, capped[] = { 0, 300 };
 	struct hawkeye_rr rr = { .bucket = -1 };
 	struct hawkeye_mm *hms[2];
+	unsigned int done[2], vtime[2] = {};
 	unsigned long seq[16];
-	unsigned int done[2];
 	int i, j, n;
 
 	for (i = 0; i < 2; i++) {
@@ -225,7 +229,8 @@ static void promote_test_order_weights(struct kunit *test)
 			promote_test_add(test, hms[i], PT('A' + i, j), 300);
 	}
 	for (i = 0; i < 2; i++) {
-		n = promote_test_round_weighted(test, hms, 2, weights, &rr, 8, seq);
+		n = promote_test_round_weighted(test, hms, 2, weights, vtime, &rr,
+						8, seq);
 		KUNIT_ASSERT_EQ(test, n, 8);
 		done[0] = done[1] = 0;
 		for (j = 0; j < n; j++)
@@ -234,16 +239,54 @@ static void promote_test_order_weights(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, done[1], 6U, "batch %d", i);
 	}
 	/* B has none left: A gets the whole batch. */
-	n = promote_test_round_weighted(test, hms, 2, weights, &rr, 8, seq);
+	n = promote_test_round_weighted(test, hms, 2, weights, vtime, &rr, 8, seq);
 	KUNIT_EXPECT_EQ(test, n, 8);
 	for (j = 0; j < n; j++)
 		KUNIT_EXPECT_EQ(test, seq[j] / 16, 0UL);
 	/* A at its cap: nothing for it, even with nobody else. */
 	KUNIT_EXPECT_EQ(test, promote_test_round_weighted(test, hms, 2, capped,
-							  &rr, 8, seq), 0);
+							  vtime, &rr, 8, seq), 0);
 	KUNIT_EXPECT_EQ(test, hms[0]->map.nr_regions, 2UL);
 	for (i = 0; i < 2; i++)
 		promote_test_free(hms[i]);
+}
+
+/*
+ * Weighted fair queueing keeps its virtual time across batches: weights
+ * 100 and 101 with a batch of 1 alternate (10 and 10 of 20), where
+ * restarting the count every batch gave the heavier one all 20; weights 1
+ * and 3 with a batch of 1 come out 5 and 15.
+ */
+static void promote_test_order_weights_across_batches(struct kunit *test)
+{
+	static const unsigned int close[] = { 100, 101 }, third[] = { 100, 300 };
+	const unsigned int *weights[] = { close, third };
+	static const unsigned int want[][2] = { { 10, 10 }, { 5, 15 } };
+	struct hawkeye_mm *hms[2];
+	unsigned long seq[1];
+	int c, i, j;
+
+	for (c = 0; c < 2; c++) {
+		struct hawkeye_rr rr = { .bucket = -1 };
+		unsigned int done[2] = {}, vtime[2] = {};
+
+		for (i = 0; i < 2; i++) {
+			hms[i] = promote_test_mm(test, i + 1);
+			for (j = 0; j < 15; j++)
+				promote_test_add(test, hms[i], PT('A' + i, j), 300);
+		}
+		for (i = 0; i < 20; i++) {
+			KUNIT_ASSERT_EQ(test, promote_test_round_weighted(test, hms, 2,
+					weights[c], vtime, &rr, 1, seq), 1);
+			done[seq[0] / 16]++;
+		}
+		KUNIT_EXPECT_EQ_MSG(test, done[0], want[c][0], "weights %u:%u",
+				    weights[c][0], weights[c][1]);
+		KUNIT_EXPECT_EQ_MSG(test, done[1], want[c][1], "weights %u:%u",
+				    weights[c][0], weights[c][1]);
+		for (i = 0; i < 2; i++)
+			promote_test_free(hms[i]);
+	}
 }
 
 /*
@@ -588,14 +631,14 @@ static void promote_test_pmu_fallback(struct kunit *test)
 	struct hawkeye_pick picks[16];
 	struct hawkeye_mm *all[3], *hms[3];
 	struct hawkeye_share share[3];
-	unsigned int done[3] = {}, served = 0;
+	unsigned int done[3] = {}, vtime = 0;
 	int i, j, n;
 
 	for (i = 0; i < 3; i++) {
 		all[i] = hms[i] = promote_test_mm(test, i + 1);
 		for (j = 0; j < 3; j++)
 			promote_test_add(test, hms[i], PT('A' + i, j), 300);
-		share[i] = (struct hawkeye_share){ .weight = 100, .served = &served };
+		share[i] = (struct hawkeye_share){ .weight = 100, .vtime = &vtime };
 	}
 	all[0]->map.measured = 50;			/* A: measured, low */
 	all[0]->map.measured_at = jiffies;
@@ -806,6 +849,7 @@ static struct kunit_case promote_test_cases[] = {
 	KUNIT_CASE(promote_test_order_batches),
 	KUNIT_CASE(promote_test_order_fair),
 	KUNIT_CASE(promote_test_order_weights),
+	KUNIT_CASE(promote_test_order_weights_across_batches),
 	KUNIT_CASE(promote_test_order_fresh),
 	KUNIT_CASE(promote_test_fresh_populated),
 	KUNIT_CASE(promote_test_pmu_table9),
