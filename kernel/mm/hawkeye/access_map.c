@@ -263,11 +263,12 @@ static bool promote_before(const struct hawkeye_share *x,
  * clock is the virtual time of the region served last. Virtual times carry
  * over from batch to batch and bucket to bucket, so weights 1:3 get
  * regions 1:3 of a bucket at any batch size, and a cgroup that had nothing
- * to promote catches up to the clock instead of building up credit. Processes of a cgroup at its cap (weight 0) get none.
- * Turns start with the first process whenever the bucket changes, and go
- * on from where @rr left them otherwise. @pos is scratch space for @nr
- * processes. Changes nothing but @rr, @pos and @share's virtual times.
- * Returns the number of regions put in @out.
+ * to promote catches up to the clock instead of building up credit.
+ * Processes of a cgroup at its cap (weight 0) get none. Turns start with
+ * the first process whenever the bucket changes, and go on from where @rr
+ * left them otherwise. @pos is scratch space for @nr processes. Changes
+ * nothing but @rr, @pos and @share's virtual times. Returns the number of
+ * regions put in @out.
  */
 static unsigned int promote_order(struct hawkeye_mm **hms, unsigned int nr,
 				  struct hawkeye_share *share,

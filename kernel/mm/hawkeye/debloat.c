@@ -928,7 +928,9 @@ out:
  * runs in one or it is under pressure, the collapse may not have as many
  * as the episode's bar either, which would be split again. The @charged
  * pages of the collapse's own huge page are not counted: the collapse
- * frees as many as it adds beyond its empty PTEs.
+ * frees as many as it adds beyond its empty PTEs. Use is as recovery
+ * counts it (hawkeye_memcg_use()). Not limited under a cgroup with
+ * recovery off (here or above), nor on cgroup v1.
  */
 static unsigned int debloat_memcg_max_ptes_none(struct mm_struct *mm,
 						unsigned int charged)
@@ -938,16 +940,23 @@ static unsigned int debloat_memcg_max_ptes_none(struct mm_struct *mm,
 	unsigned int low = READ_ONCE(hawkeye_debloat.low_pct);
 	struct mem_cgroup *memcg, *m;
 
+	if (!cgroup_subsys_on_dfl(memory_cgrp_subsys))
+		return max;
 	memcg = get_mem_cgroup_from_mm(mm);
-	for (m = memcg; m && !mem_cgroup_is_root(m); m = parent_mem_cgroup(m)) {
+	/* Recovery off here or above: khugepaged as upstream's. */
+	if (hawkeye_memcg_debloat_off(memcg))
+		m = NULL;
+	else
+		m = memcg;
+	for (; m && !mem_cgroup_is_root(m); m = parent_mem_cgroup(m)) {
 		unsigned long limit = hawkeye_memcg_limit(m), ceil, usage;
 
-		if (limit >= PAGE_COUNTER_MAX || READ_ONCE(m->hawkeye.debloat_off))
+		if (limit >= PAGE_COUNTER_MAX)
 			continue;
 		/* Just below low_pct: under pressure, recovery starts there. */
 		ceil = div_u64((u64)limit * low, 100);
 		ceil -= min(ceil, 1UL);
-		usage = page_counter_read(&m->memory);
+		usage = hawkeye_memcg_use(m);
 		usage -= min_t(unsigned long, usage, charged);
 		max = min(max, ceil > usage ? ceil - usage : 0);
 		if (debloat_pressure(m) || READ_ONCE(m->hawkeye.active))

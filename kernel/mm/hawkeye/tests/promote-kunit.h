@@ -276,8 +276,10 @@ static void promote_test_order_weights_across_batches(struct kunit *test)
 				promote_test_add(test, hms[i], PT('A' + i, j), 300);
 		}
 		for (i = 0; i < 20; i++) {
-			KUNIT_ASSERT_EQ(test, promote_test_round_weighted(test, hms, 2,
-					weights[c], vtime, &rr, 1, seq), 1);
+			int got = promote_test_round_weighted(test, hms, 2, weights[c],
+							      vtime, &rr, 1, seq);
+
+			KUNIT_ASSERT_EQ(test, got, 1);
 			done[seq[0] / 16]++;
 		}
 		KUNIT_EXPECT_EQ_MSG(test, done[0], want[c][0], "weights %u:%u",
