@@ -28,6 +28,7 @@
 #define pr_fmt(fmt) "hawkeye: " fmt
 
 #include <linux/mm.h>
+#include <linux/bsearch.h>
 #include <linux/hawkeye.h>
 #include <linux/huge_mm.h>
 #include <linux/kthread.h>
@@ -37,6 +38,7 @@
 #include <linux/sched/mm.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/swap.h>
 #include <linux/vmstat.h>
 #include <linux/xarray.h>
@@ -244,7 +246,8 @@ static void promote_take(struct hawkeye_pick *out, struct hawkeye_mm *hm,
 /*
  * Should the process of share @x be served before that of @y? The one
  * whose cgroup's next region starts first in virtual time: start-time
- * fair queueing (virtual times wrap; they stay within 2^31 of each other).
+ * fair queueing (virtual times wrap; those compared are within
+ * PROMOTE_VTIME_UNIT of the clock, promote_order()).
  */
 static bool promote_before(const struct hawkeye_share *x,
 			   const struct hawkeye_share *y)
@@ -280,8 +283,15 @@ static unsigned int promote_order(struct hawkeye_mm **hms, unsigned int nr,
 	int b;
 
 	promote_pos_init(hms, nr, pos);
+	/*
+	 * A cgroup that kept promoting is at most a region of weight 1 ahead
+	 * of the clock: one behind it had nothing to promote meanwhile, one
+	 * further ahead is stale (absent or capped for long, or the thread
+	 * restarted with a fresh clock). Either starts at the clock.
+	 */
 	for (i = 0; i < nr; i++)
-		if (share[i].weight && (int)(*share[i].vtime - rr->vclock) < 0)
+		if (share[i].weight &&
+		    *share[i].vtime - rr->vclock > PROMOTE_VTIME_UNIT)
 			*share[i].vtime = rr->vclock;
 
 	for (k = 0; k < n; k++) {
@@ -588,64 +598,103 @@ static unsigned int promote_pick_pmu(struct hawkeye_mm **hms, unsigned int nr,
 	return got;
 }
 
-/* The ancestor of @memcg (or @memcg) that is a child of @parent; NULL: none. */
-static struct mem_cgroup *promote_child_of(struct mem_cgroup *memcg,
-					   struct mem_cgroup *parent)
+/* A cgroup above a process in a batch, and its children's weights. */
+struct promote_node {
+	struct mem_cgroup *memcg;
+	u64 children;	/* the weights of its children with regions to promote */
+};
+
+static int promote_node_cmp(const void *a, const void *b)
 {
-	for (; memcg; memcg = parent_mem_cgroup(memcg))
-		if (parent_mem_cgroup(memcg) == parent)
-			return memcg;
-	return NULL;
+	const struct promote_node *x = a, *y = b;
+
+	return x->memcg < y->memcg ? -1 : x->memcg > y->memcg;
+}
+
+static struct promote_node *promote_node(struct promote_node *nodes,
+					 unsigned int nr, struct mem_cgroup *memcg)
+{
+	struct promote_node key = { .memcg = memcg };
+
+	return bsearch(&key, nodes, nr, sizeof(*nodes), promote_node_cmp);
+}
+
+/* A top-level cgroup, or one below it; false for the root and none. */
+static bool promote_below_top(struct mem_cgroup *memcg)
+{
+	return memcg && !mem_cgroup_is_root(memcg) &&
+	       !mem_cgroup_is_root(parent_mem_cgroup(memcg));
 }
 
 /*
- * The weight of @share[@i]'s cgroup in a batch, as cgroup v2 distributes
- * by weight (Documentation/admin-guide/cgroup-v2.rst, "Weights"): at each
- * level, the children of a cgroup that have a process served in the batch
- * divide the cgroup's share in proportion to their memory.hawkeye.weight.
- * Scaled so that a cgroup's weight is its top-level ancestor's weight
- * times its fraction of that ancestor's share: with every cgroup at the
- * top level, their own weights. A subtree cannot take more than its top
- * cgroup's share, however many children it makes with whatever weights.
- * The processes of the root cgroup count as a top-level cgroup of weight
- * 100. Called with @share[*].weight their cgroups' own weights (0: not
- * served).
+ * The weight of each of @share[@nr]'s cgroups in a batch, as cgroup v2
+ * distributes by weight (Documentation/admin-guide/cgroup-v2.rst,
+ * "Weights"): at each level, the children of a cgroup that have regions
+ * to promote (@active) divide the cgroup's share in proportion to their
+ * memory.hawkeye.weight. Scaled so that a cgroup's weight is its top-level
+ * ancestor's weight times its fraction of that ancestor's share: with
+ * every cgroup at the top level, their own weights. A subtree cannot take
+ * more than its top cgroup's share, however many children it makes with
+ * whatever weights. The processes of the root cgroup count as a top-level
+ * cgroup of weight 100. Called with @share[*].weight the cgroups' own
+ * weights (0: at the cap, left so); sorts the cgroups above them once, so
+ * that a batch costs O(nr * depth * log): false if out of memory.
  */
-static unsigned int promote_weight(struct hawkeye_share *share,
-				   unsigned int nr, unsigned int i)
+static bool promote_weights(struct hawkeye_share *share, const bool *active,
+			    unsigned int nr)
 {
-	u64 frac = PROMOTE_VTIME_UNIT;
-	struct mem_cgroup *m, *parent;
-	unsigned int j, k;
+	struct promote_node *nodes, *n;
+	struct mem_cgroup *m;
+	unsigned int i, k, nr_nodes = 0;
+	size_t max = 0;
 
-	for (m = share[i].memcg; m && (parent = parent_mem_cgroup(m));
-	     m = parent) {
-		u64 sum = 0;
+	for (i = 0; i < nr; i++)
+		for (m = share[i].memcg; active[i] && promote_below_top(m);
+		     m = parent_mem_cgroup(m))
+			max++;
+	nodes = kvmalloc_array(max ?: 1, sizeof(*nodes), GFP_KERNEL);
+	if (!nodes)
+		return false;
+	/* Every cgroup between an active process and the top level, once. */
+	for (i = 0; i < nr; i++)
+		for (m = share[i].memcg; active[i] && promote_below_top(m);
+		     m = parent_mem_cgroup(m))
+			nodes[nr_nodes++] = (struct promote_node){ .memcg = m };
+	sort(nodes, nr_nodes, sizeof(*nodes), promote_node_cmp, NULL);
+	for (i = 0, k = 0; i < nr_nodes; i++)
+		if (!k || nodes[k - 1].memcg != nodes[i].memcg)
+			nodes[k++] = nodes[i];
+	nr_nodes = k;
+	/* Each one's weight in its parent's sum. */
+	for (i = 0; i < nr_nodes; i++) {
+		struct mem_cgroup *parent = parent_mem_cgroup(nodes[i].memcg);
 
-		if (!parent_mem_cgroup(parent))
-			break;		/* @m is at the top level */
-		/* The weights of @parent's children served, each once. */
-		for (j = 0; j < nr; j++) {
-			struct mem_cgroup *c = promote_child_of(share[j].memcg, parent);
-
-			if (!c || !share[j].weight)
-				continue;
-			for (k = 0; k < j; k++)
-				if (share[k].weight &&
-				    promote_child_of(share[k].memcg, parent) == c)
-					break;
-			if (k == j)
-				sum += hawkeye_memcg_weight(c);
-		}
-		frac = div64_u64(frac * hawkeye_memcg_weight(m), max(sum, 1ULL));
+		n = promote_below_top(parent) ?
+		    promote_node(nodes, nr_nodes, parent) : NULL;
+		if (n)
+			n->children += hawkeye_memcg_weight(nodes[i].memcg);
 	}
-	frac = frac * hawkeye_memcg_weight(m) / PROMOTE_VTIME_UNIT;
-	return clamp_t(u64, frac, 1, PROMOTE_VTIME_UNIT);
+	for (i = 0; i < nr; i++) {
+		u64 frac = PROMOTE_VTIME_UNIT;
+
+		if (!share[i].weight)
+			continue;
+		for (m = share[i].memcg; promote_below_top(m);
+		     m = parent_mem_cgroup(m)) {
+			n = promote_node(nodes, nr_nodes, parent_mem_cgroup(m));
+			frac = div64_u64(frac * hawkeye_memcg_weight(m),
+					 max(n ? n->children : 0, 1ULL));
+		}
+		frac = frac * hawkeye_memcg_weight(m) / PROMOTE_VTIME_UNIT;
+		share[i].weight = clamp_t(u64, frac, 1, PROMOTE_VTIME_UNIT);
+	}
+	kvfree(nodes);
+	return true;
 }
 
 /*
  * Each process's share in a batch: its cgroup's weight in the hierarchy
- * (promote_weight()), 0 if the cgroup is at its huge page cap (its
+ * (promote_weights()), 0 if the cgroup is at its huge page cap (its
  * collapses could not be charged), and its cgroup's virtual time. NULL if
  * out of memory.
  */
@@ -655,14 +704,11 @@ static struct hawkeye_share *promote_shares(struct hawkeye_mm **hms,
 	/* Without memory cgroups all share one time: plain turns. */
 	static unsigned int vtime_no_memcg;
 	struct hawkeye_share *share = kmalloc_array(nr, sizeof(*share), GFP_KERNEL);
-	unsigned int *weight = kmalloc_array(nr, sizeof(*weight), GFP_KERNEL);
+	bool *active = kmalloc_array(nr, sizeof(*active), GFP_KERNEL);
 	unsigned int i;
 
-	if (!share || !weight) {
-		kfree(share);
-		kfree(weight);
-		return NULL;
-	}
+	if (!share || !active)
+		goto fail;
 	for (i = 0; i < nr; i++) {
 		struct mem_cgroup *memcg = get_mem_cgroup_from_mm(hms[i]->mm);
 
@@ -674,13 +720,18 @@ static struct hawkeye_share *promote_shares(struct hawkeye_mm **hms,
 #else
 		share[i].vtime = &vtime_no_memcg;
 #endif
+		active[i] = share[i].weight && READ_ONCE(hms[i]->map.nr_regions);
+	}
+	if (promote_weights(share, active, nr)) {
+		kfree(active);
+		return share;
 	}
 	for (i = 0; i < nr; i++)
-		weight[i] = share[i].weight ? promote_weight(share, nr, i) : 0;
-	for (i = 0; i < nr; i++)
-		share[i].weight = weight[i];
-	kfree(weight);
-	return share;
+		mem_cgroup_put(share[i].memcg);
+fail:
+	kfree(active);
+	kfree(share);
+	return NULL;
 }
 
 static void promote_shares_put(struct hawkeye_share *share, unsigned int nr)

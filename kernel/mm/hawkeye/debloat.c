@@ -42,8 +42,8 @@
  * Where the thread does not keep up, reclaim does the rest: the deferred
  * split shrinker, memcg-aware and run by global and cgroup reclaim alike,
  * splits the THPs that have at least recovery's bar of zero-filled
- * subpages (__hawkeye_thp_max_ptes_none()) and maps those to the zero page.
- * Nothing of recovery runs in the charge path.
+ * subpages (__hawkeye_thp_max_ptes_none()), where recovery is wanted, and
+ * maps those to the zero page. Nothing of recovery runs in the charge path.
  *
  * With debloat/mthp on, recovery knows the mTHP sizes enabled for anonymous
  * memory: it splits a THP to the largest of them, then splits on only the
@@ -739,8 +739,8 @@ static int debloat_get_mms(struct debloat_domain *dom, struct debloat_mm **out)
  * THPs (part of each unmapped: MADV_DONTNEED, munmap), whose unmapped
  * subpages stay charged until the THP is split, and THPs with at least
  * the bar zero-filled (__hawkeye_thp_max_ptes_none()). A queue costs no
- * page table walk. A chunk at a time, until recovery's goal is met.
- * Returns whether recovery goes on.
+ * page table walk. One THP at a time, until recovery's goal is met or the
+ * queue is empty. Returns whether recovery goes on.
  */
 static bool debloat_split_deferred(struct debloat_domain *dom)
 {
@@ -754,10 +754,11 @@ static bool debloat_split_deferred(struct debloat_domain *dom)
 
 		if (hawkeye_memcg_debloat_off(m))
 			continue;
-		for (looked = 0; looked < DEBLOAT_DEFERRED && more;
-		     looked += DEBLOAT_BATCH) {
-			split += memcg_split_deferred(m, DEBLOAT_BATCH);
+		for (looked = 0; looked < DEBLOAT_DEFERRED && more &&
+		     READ_ONCE(m->deferred_split_queue.split_queue_len); looked++) {
+			split += memcg_split_deferred(m, 1);
 			more = debloat_goes_on(dom);
+			cond_resched();
 		}
 		if (split) {
 			count_vm_events(HAWKEYE_DEBLOAT_DEFERRED_SPLIT, split);
@@ -997,42 +998,67 @@ unsigned int __hawkeye_max_ptes_none(struct mm_struct *mm, unsigned int charged)
 	return min(max, debloat_memcg_max_ptes_none(mm, charged));
 }
 
+/*
+ * Is recovery wanted for the machine, or for @memcg's limit (an episode
+ * running, or use past high_pct)? PSI is left out: this is asked for
+ * every THP reclaim's shrinker looks at, and counts nothing.
+ */
+static bool debloat_wanted_for(struct mem_cgroup *memcg, bool active)
+{
+	unsigned long in_use, total;
+
+	return debloat_usage(memcg, &in_use, &total) &&
+	       debloat_wanted(in_use, total, active, false,
+			      READ_ONCE(hawkeye_debloat.high_pct),
+			      READ_ONCE(hawkeye_debloat.low_pct));
+}
+
 /**
  * __hawkeye_thp_max_ptes_none - recovery's bar in reclaim's THP shrinker
  * @folio: a THP on the deferred split queue, referenced
  * @max_ptes_none: khugepaged's max_ptes_none, upstream's bar
  *
  * thp_underused() splits a THP with more than @max_ptes_none zero-filled
- * subpages. With recovery on, the bar is recovery's own, not khugepaged's
- * (which says what to collapse, not what to split): the threshold, or the
- * lower bar of an episode running for the machine or for a cgroup that
- * @folio is charged inside. A THP charged inside a cgroup with recovery
- * off (memory.hawkeye.debloat 0 there or above) keeps upstream's bar.
+ * subpages. Where recovery is wanted, for the machine or for the limit of
+ * a cgroup (v2) that @folio is charged inside, the bar is recovery's, not
+ * khugepaged's (which says what to collapse, not what to split): that
+ * episode's, or the threshold if none runs yet. Elsewhere, and for a THP
+ * charged inside a cgroup with recovery off (memory.hawkeye.debloat 0
+ * there or above), it stays upstream's: reclaim on a machine and in
+ * cgroups that are not tight splits what it splits without HawkEye.
  *
  * Return: the most zero-filled subpages @folio may have and stay whole.
  */
 unsigned int __hawkeye_thp_max_ptes_none(struct folio *folio,
 					 unsigned int max_ptes_none)
 {
-	unsigned int bar = READ_ONCE(hawkeye_debloat.threshold);
+	unsigned int threshold = READ_ONCE(hawkeye_debloat.threshold);
+	unsigned int bar = UINT_MAX;
 #ifdef CONFIG_MEMCG
 	struct mem_cgroup *memcg;
 #endif
+	bool active = READ_ONCE(debloat_active);
 
-	if (READ_ONCE(debloat_active))
-		bar = min(bar, READ_ONCE(debloat_bar));
+	if (debloat_wanted_for(NULL, active))
+		bar = active ? READ_ONCE(debloat_bar) : threshold;
 #ifdef CONFIG_MEMCG
 	rcu_read_lock();
-	for (memcg = folio_memcg(folio); memcg; memcg = parent_mem_cgroup(memcg)) {
-		if (READ_ONCE(memcg->hawkeye.debloat_off)) {
-			rcu_read_unlock();
-			return max_ptes_none;
-		}
-		if (READ_ONCE(memcg->hawkeye.active))
-			bar = min(bar, READ_ONCE(memcg->hawkeye.bar));
+	memcg = folio_memcg(folio);
+	if (memcg && hawkeye_memcg_debloat_off(memcg)) {
+		rcu_read_unlock();
+		return max_ptes_none;
+	}
+	for (; memcg && cgroup_subsys_on_dfl(memory_cgrp_subsys) &&
+	       !mem_cgroup_is_root(memcg); memcg = parent_mem_cgroup(memcg)) {
+		active = READ_ONCE(memcg->hawkeye.active);
+		if (debloat_wanted_for(memcg, active))
+			bar = min(bar, active ? READ_ONCE(memcg->hawkeye.bar) :
+						threshold);
 	}
 	rcu_read_unlock();
 #endif
+	if (bar == UINT_MAX)
+		return max_ptes_none;
 	return max(bar, 1U) - 1;
 }
 

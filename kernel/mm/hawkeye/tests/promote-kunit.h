@@ -292,6 +292,44 @@ static void promote_test_order_weights_across_batches(struct kunit *test)
 }
 
 /*
+ * A virtual time far from the clock is stale (a cgroup absent or capped
+ * for long, or a clock restarted with the thread): it starts at the clock
+ * and does not starve the other cgroup, wrapped or not. Weights 100:100,
+ * a batch of 8 comes out 4:4.
+ */
+static void promote_test_order_stale_vtime(struct kunit *test)
+{
+	static const unsigned int weights[] = { 100, 100 };
+	static const unsigned int clock[] = { 0x80000001, 0 };
+	static const unsigned int stale[][2] = {
+		{ 0, 0x80000001 }, { 0x40000000, 0 },
+	};
+	struct hawkeye_mm *hms[2];
+	unsigned long seq[8];
+	int c, i, j, n;
+
+	for (c = 0; c < 2; c++) {
+		struct hawkeye_rr rr = { .bucket = -1, .vclock = clock[c] };
+		unsigned int done[2] = {}, vtime[2] = { stale[c][0], stale[c][1] };
+
+		for (i = 0; i < 2; i++) {
+			hms[i] = promote_test_mm(test, i + 1);
+			for (j = 0; j < 8; j++)
+				promote_test_add(test, hms[i], PT('A' + i, j), 300);
+		}
+		n = promote_test_round_weighted(test, hms, 2, weights, vtime, &rr,
+						8, seq);
+		KUNIT_ASSERT_EQ(test, n, 8);
+		for (j = 0; j < n; j++)
+			done[seq[j] / 16]++;
+		KUNIT_EXPECT_EQ_MSG(test, done[0], 4U, "case %d", c);
+		KUNIT_EXPECT_EQ_MSG(test, done[1], 4U, "case %d", c);
+		for (i = 0; i < 2; i++)
+			promote_test_free(hms[i]);
+	}
+}
+
+/*
  * promote/fresh_ms: a fresh process's bucket 0 waits, its other buckets
  * and a process past its fresh_ms are served as usual; with fresh_ms 0
  * no process is fresh.
@@ -852,6 +890,7 @@ static struct kunit_case promote_test_cases[] = {
 	KUNIT_CASE(promote_test_order_fair),
 	KUNIT_CASE(promote_test_order_weights),
 	KUNIT_CASE(promote_test_order_weights_across_batches),
+	KUNIT_CASE(promote_test_order_stale_vtime),
 	KUNIT_CASE(promote_test_order_fresh),
 	KUNIT_CASE(promote_test_fresh_populated),
 	KUNIT_CASE(promote_test_pmu_table9),
