@@ -87,8 +87,8 @@ static int cg_make(const char *cg)
 }
 
 /*
- * THPs that recovery split in @cg and its descendants: from the deferred
- * split queues (partially mapped or over the bar) and in its walk.
+ * THPs that recovery split in @cg and its descendants: partially mapped
+ * ones from the deferred split queues, and those its walk found bloated.
  */
 static long cg_split(const char *cg)
 {

@@ -31,9 +31,8 @@
  * container runs into its limit. A cgroup's use is counted net of its
  * reclaimable page cache, as si_mem_available() counts the machine's:
  * cache costs reclaim nothing, splitting a THP costs its TLB reach. There,
- * recovery first runs reclaim's THP shrinker on the cgroup's deferred
- * split queues, without reclaim: it splits partially mapped THPs, whose
- * unmapped subpages stay charged until then, and THPs over the bar. PSI
+ * recovery first splits the cgroup's partially mapped THPs, whose unmapped
+ * subpages are charged until reclaim's THP shrinker would split them. PSI
  * adapts the start: under memory pressure (psi_pct) recovery starts at
  * low_pct already, for the machine and for a cgroup. khugepaged does not
  * collapse what would take a cgroup past low_pct again
@@ -734,13 +733,13 @@ static int debloat_get_mms(struct debloat_domain *dom, struct debloat_mm **out)
 }
 
 /*
- * In a cgroup, first what reclaim's THP shrinker would split there, from
- * the deferred split queues of it and its descendants: partially mapped
- * THPs (part of each unmapped: MADV_DONTNEED, munmap), whose unmapped
- * subpages stay charged until the THP is split, and THPs with at least
- * the bar zero-filled (__hawkeye_thp_max_ptes_none()). A queue costs no
- * page table walk. One THP at a time, until recovery's goal is met or the
- * queue is empty. Returns whether recovery goes on.
+ * In a cgroup, first the partially mapped THPs of it and its descendants
+ * (part of each unmapped: MADV_DONTNEED, munmap): their unmapped subpages
+ * stay charged until the THP is split, which reclaim's THP shrinker would
+ * do once the cgroup is at its limit. Split them now, without reclaim,
+ * from the deferred split queues (no page table walk), one at a time until
+ * recovery's goal is met. The queues' other THPs are left to the walk's
+ * order, lowest MMU overhead first. Returns whether recovery goes on.
  */
 static bool debloat_split_deferred(struct debloat_domain *dom)
 {
