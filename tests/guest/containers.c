@@ -787,50 +787,79 @@ TEST_F_TIMEOUT(containers, huge_charges_at_the_limit_reclaim, 240)
 }
 
 /*
- * The same bloated workload with no swap for the cgroup, and the machine
- * nowhere near its own watermarks: at memory.max, reclaim's THP shrinker
- * splits the THPs with at least HawkEye's bar of zero-filled subpages
- * (khugepaged's max_ptes_none is 511, so upstream's shrinker would split
- * none). Not killed, every byte back. With recovery off in the cgroup,
- * OOM-killed.
+ * @mb of huge-page memory with one byte written in each 2 MB; says 'r'
+ * on ready_fd, waits for a byte on go_fd, then reads every byte back:
+ * exit 0 if all is as written, 2 if not.
  */
-TEST_F_TIMEOUT(containers, reclaim_splits_bloated_huge_pages, 300)
+static int sparse_wait_check(long mb)
 {
-	long underused0 = vmstat("thp_underused_split_page");
-	pid_t a;
-	int st;
+	size_t len = mb * MB;
+	unsigned char *s = (unsigned char *)map_aligned(len);
+	char c;
 
-	ASSERT_EQ(0, cg_write(CG_A, "memory.max", "160M"));
-	ASSERT_EQ(0, cg_write(CG_A, "memory.swap.max", "0"));
-	a = cg_run(CG_A, bloat_then_grow, 140);
-	ASSERT_LT(0, a);
-	st = wait_status(a);
-	TH_LOG("recovery on: status %d, peak %ld kB of 163840, underused THPs split %ld "
-	       "(by episodes %ld), oom_kill %ld", st,
-	       cg_long(CG_A, "memory.peak", NULL) / 1024,
-	       vmstat("thp_underused_split_page") - underused0,
-	       cg_split(CG_A),
-	       cg_long(CG_A, "memory.events", "oom_kill"));
-	EXPECT_EQ(0, st);
-	EXPECT_EQ(0, cg_long(CG_A, "memory.events", "oom_kill"));
-	EXPECT_LT(20, vmstat("thp_underused_split_page") - underused0 +
-		  cg_split(CG_A));
+	if (!s)
+		return 4;
+	madvise(s, len, MADV_HUGEPAGE);
+	write_sparse_dense(s, len, NULL, 0);
+	if (write(ready_fd, "r", 1) != 1 || read(go_fd, &c, 1) != 1)
+		return 4;
+	return check_sparse_dense(s, len, NULL, 0);
+}
 
-	ASSERT_EQ(0, rmdir(CG_A));
-	ASSERT_EQ(0, mkdir(CG_A, 0755));
-	ASSERT_EQ(0, cg_write(CG_A, "memory.max", "160M"));
-	ASSERT_EQ(0, cg_write(CG_A, "memory.swap.max", "0"));
-	ASSERT_EQ(0, cg_write(CG_A, "memory.hawkeye.debloat", "0"));
-	underused0 = vmstat("thp_underused_split_page");
-	a = cg_run(CG_A, bloat_then_grow, 140);
-	ASSERT_LT(0, a);
-	st = wait_status(a);
-	TH_LOG("recovery off: status %d, oom_kill %ld, underused THPs split %ld", st,
-	       cg_long(CG_A, "memory.events", "oom_kill"),
-	       vmstat("thp_underused_split_page") - underused0);
-	EXPECT_EQ(128 + SIGKILL, st);
-	EXPECT_LT(0, cg_long(CG_A, "memory.events", "oom_kill"));
-	EXPECT_EQ(0, vmstat("thp_underused_split_page") - underused0);
+/*
+ * Reclaim splits at recovery's bar: 64 MB of THPs with one byte written in
+ * each, in a cgroup of 80 MB without swap, past low_pct of its limit but
+ * below high_pct (no episode: PSI's start is off), and memory.reclaim
+ * asks for 16 MB. Reclaim's THP shrinker splits them (khugepaged's
+ * max_ptes_none is 511: upstream's bar would split none), and the data
+ * reads back. With recovery off for the cgroup, none is split.
+ */
+TEST_F_TIMEOUT(containers, reclaim_splits_at_recoverys_bar, 240)
+{
+	for (int off = 0; off < 2; off++) {
+		long underused0 = vmstat("thp_underused_split_page");
+		long episodes0 = vmstat("hawkeye_debloat_memcg_episode");
+		long thp0, thp1, underused;
+		int ready[2], go[2];
+		pid_t a;
+		char c;
+
+		ASSERT_EQ(0, sysfs_write(DEBLOAT "psi_pct", "0"));
+		ASSERT_EQ(0, cg_make(CG_A));
+		ASSERT_EQ(0, cg_write(CG_A, "memory.max", "80M"));
+		ASSERT_EQ(0, cg_write(CG_A, "memory.swap.max", "0"));
+		ASSERT_EQ(0, cg_write(CG_A, "memory.hawkeye.debloat", off ? "0" : "1"));
+		ASSERT_EQ(0, pipe(ready));
+		ASSERT_EQ(0, pipe(go));
+		ready_fd = ready[1];
+		go_fd = go[0];
+		a = cg_run(CG_A, sparse_wait_check, 64);
+		ASSERT_LT(0, a);
+		ASSERT_EQ(1, read(ready[0], &c, 1));
+		thp0 = cg_long(CG_A, "memory.stat", "anon_thp");
+		/* Splits free no LRU page: reclaim may say it got too little. */
+		cg_write(CG_A, "memory.reclaim", "16M");
+		thp1 = cg_long(CG_A, "memory.stat", "anon_thp");
+		underused = vmstat("thp_underused_split_page") - underused0;
+		TH_LOG("recovery %s: anon_thp %ld -> %ld kB, underused THPs split %ld, "
+		       "episodes %ld", off ? "off" : "on", thp0 / 1024, thp1 / 1024,
+		       underused, vmstat("hawkeye_debloat_memcg_episode") - episodes0);
+		EXPECT_EQ(64 * MB, thp0);
+		EXPECT_EQ(0, vmstat("hawkeye_debloat_memcg_episode") - episodes0);
+		if (off) {
+			EXPECT_EQ(0, underused);
+			EXPECT_EQ(thp0, thp1);
+		} else {
+			EXPECT_LE(8, underused);
+			EXPECT_GE(thp0 - 16 * MB, thp1);
+		}
+		ASSERT_EQ(1, write(go[1], "g", 1));
+		EXPECT_EQ(0, wait_status(a));
+		close(ready[0]);
+		close(ready[1]);
+		close(go[0]);
+		close(go[1]);
+	}
 }
 
 /*

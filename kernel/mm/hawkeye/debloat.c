@@ -998,16 +998,16 @@ unsigned int __hawkeye_max_ptes_none(struct mm_struct *mm, unsigned int charged)
 }
 
 /*
- * Is recovery wanted for the machine, or for @memcg's limit (an episode
- * running, or use past high_pct)? PSI is left out: this is asked for
- * every THP reclaim's shrinker looks at, and counts nothing.
+ * Is recovery wanted in reclaim for the machine, or for @memcg's limit?
+ * Reclaim is memory pressure: from low_pct, as under PSI pressure. Asked
+ * for every THP reclaim's shrinker looks at; counts nothing.
  */
 static bool debloat_wanted_for(struct mem_cgroup *memcg, bool active)
 {
 	unsigned long in_use, total;
 
 	return debloat_usage(memcg, &in_use, &total) &&
-	       debloat_wanted(in_use, total, active, false,
+	       debloat_wanted(in_use, total, active, true,
 			      READ_ONCE(hawkeye_debloat.high_pct),
 			      READ_ONCE(hawkeye_debloat.low_pct));
 }
@@ -1019,9 +1019,10 @@ static bool debloat_wanted_for(struct mem_cgroup *memcg, bool active)
  *
  * thp_underused() splits a THP with more than @max_ptes_none zero-filled
  * subpages. Where recovery is wanted, for the machine or for the limit of
- * a cgroup (v2) that @folio is charged inside, the bar is recovery's, not
- * khugepaged's (which says what to collapse, not what to split): that
- * episode's, or the threshold if none runs yet. Elsewhere, and for a THP
+ * a cgroup (v2) that @folio is charged inside (use at low_pct or more:
+ * reclaim is pressure), the bar is recovery's, not khugepaged's (which
+ * says what to collapse, not what to split): that episode's, or the
+ * threshold if none runs yet. Elsewhere, and for a THP
  * charged inside a cgroup with recovery off (memory.hawkeye.debloat 0
  * there or above), it stays upstream's: reclaim on a machine and in
  * cgroups that are not tight splits what it splits without HawkEye.
