@@ -53,7 +53,7 @@ static const struct knob_set setup_knobs[] = {
 	{ THP_SYSFS "enabled", "madvise" }, { THP_SYSFS "defrag", "madvise" },
 	{ DEBLOAT "threshold", "256" }, { DEBLOAT "enabled", "1" },
 	{ KHUGEPAGED "max_ptes_none", "511" },
-	/* khugepaged's defaults: see the closing note of issue 17. */
+	/* khugepaged's defaults, whatever a test before this one set. */
 	{ KHUGEPAGED "scan_sleep_millisecs", "10000" },
 	{ KHUGEPAGED "alloc_sleep_millisecs", "60000" },
 };
