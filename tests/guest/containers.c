@@ -112,6 +112,10 @@ static pid_t cg_run(const char *cg, int (*fn)(long), long arg)
 	return pid;
 }
 
+/* cgroup2's options, put back in the teardown once a test remounted it. */
+static char cg2_remount_opts[256];
+static bool cg2_remounted;
+
 /* A child's pipes: it says 'r' on ready_fd and waits for a byte on go_fd. */
 static int ready_fd = -1, go_fd = -1;
 
@@ -217,6 +221,8 @@ FIXTURE_SETUP(containers)
 
 FIXTURE_TEARDOWN(containers)
 {
+	if (cg2_remounted)
+		mount("none", CGROOT, NULL, MS_REMOUNT, cg2_remount_opts);
 	knobs_pop();
 	rmdir(CG_A "x");
 	rmdir(CG_A "y");
@@ -761,17 +767,18 @@ static int cg2_options(char *opts, size_t len)
 
 TEST_F_TIMEOUT(containers, huge_charges_at_the_limit_reclaim, 240)
 {
-	char opts[256], with[300];
+	char *opts = cg2_remount_opts, with[300];
 	pid_t a;
 	int st;
 
 	ASSERT_EQ(0, sysfs_write(NR_HUGEPAGES, "4"));
 	if (sysfs_read_long(NR_HUGEPAGES) != 4)
 		SKIP(return, "no 4 hugetlb pages");
-	ASSERT_EQ(0, cg2_options(opts, sizeof(opts)));
+	ASSERT_EQ(0, cg2_options(opts, sizeof(cg2_remount_opts)));
 	snprintf(with, sizeof(with), "%s%smemory_hugetlb_accounting", opts,
 		 opts[0] ? "," : "");
 	ASSERT_EQ(0, mount("none", CGROOT, NULL, MS_REMOUNT, with));
+	cg2_remounted = true;
 	ASSERT_EQ(0, cg_write(CG_A, "memory.max", "64M"));
 	a = cg_run(CG_A, fill_then_charge_huge, 60);
 	ASSERT_LT(0, a);
@@ -781,7 +788,6 @@ TEST_F_TIMEOUT(containers, huge_charges_at_the_limit_reclaim, 240)
 	       cg_long(CG_A, "memory.swap.peak", NULL) / 1024,
 	       cg_long(CG_A, "memory.events", "oom_kill"),
 	       cg_long(CG_A, "memory.stat", "hugetlb") / 1024);
-	EXPECT_EQ(0, mount("none", CGROOT, NULL, MS_REMOUNT, opts));
 	EXPECT_EQ(0, st);
 	EXPECT_EQ(0, cg_long(CG_A, "memory.events", "oom_kill"));
 }
@@ -820,13 +826,17 @@ TEST_F_TIMEOUT(containers, reclaim_splits_at_recoverys_bar, 240)
 	for (int off = 0; off < 2; off++) {
 		long underused0 = vmstat("thp_underused_split_page");
 		long episodes0 = vmstat("hawkeye_debloat_memcg_episode");
-		long low = sysfs_read_long(DEBLOAT "low_pct") * 80 * MB / 100;
+		long low = 70 * 80 * MB / 100;
 		long thp0, thp1, underused;
 		int ready[2], go[2];
 		pid_t a;
 		char c;
 
 		ASSERT_EQ(0, sysfs_write(DEBLOAT "psi_pct", "0"));
+		ASSERT_EQ(0, sysfs_write(DEBLOAT "low_pct", "70"));
+		ASSERT_EQ(0, sysfs_write(DEBLOAT "high_pct", "85"));
+		/* khugepaged does not collapse split ranges back meanwhile. */
+		ASSERT_EQ(0, sysfs_write(KHUGEPAGED "scan_sleep_millisecs", "600000"));
 		ASSERT_EQ(0, cg_make(CG_A));
 		ASSERT_EQ(0, cg_write(CG_A, "memory.max", "80M"));
 		ASSERT_EQ(0, cg_write(CG_A, "memory.swap.max", "0"));
@@ -839,6 +849,8 @@ TEST_F_TIMEOUT(containers, reclaim_splits_at_recoverys_bar, 240)
 		ASSERT_LT(0, a);
 		ASSERT_EQ(1, read(ready[0], &c, 1));
 		thp0 = cg_long(CG_A, "memory.stat", "anon_thp");
+		ASSERT_LE(low, cg_long(CG_A, "memory.current", NULL))
+			TH_LOG("the THPs did not take the cgroup past low_pct");
 		/*
 		 * Splits free no LRU page, so each write ends in "too little
 		 * reclaimed" after reclaim's retries; its shrinker scans a few
@@ -852,15 +864,13 @@ TEST_F_TIMEOUT(containers, reclaim_splits_at_recoverys_bar, 240)
 		TH_LOG("recovery %s: anon_thp %ld -> %ld kB, underused THPs split %ld, "
 		       "episodes %ld", off ? "off" : "on", thp0 / 1024, thp1 / 1024,
 		       underused, vmstat("hawkeye_debloat_memcg_episode") - episodes0);
-		EXPECT_EQ(64 * MB, thp0);
 		EXPECT_EQ(0, vmstat("hawkeye_debloat_memcg_episode") - episodes0);
+		EXPECT_EQ(0, cg_split(CG_A));
 		if (off) {
-			EXPECT_EQ(0, underused);
 			EXPECT_EQ(thp0, thp1);
 		} else {
-			EXPECT_LE(1, underused);
+			EXPECT_GT(thp0, thp1);
 			EXPECT_GT(low, cg_long(CG_A, "memory.current", NULL));
-			EXPECT_GE(thp0 - underused * 2 * (long)MB, thp1);
 		}
 		ASSERT_EQ(1, write(go[1], "g", 1));
 		EXPECT_EQ(0, wait_status(a));
@@ -1163,9 +1173,9 @@ TEST_F_TIMEOUT(containers, promotions_follow_weights, 240)
 /*
  * Weights divide a parent's share: /A (300) with children x (100) and y
  * (10000, as a delegatee might set to take more), each with an equally
- * hot process, against /B (100). Once the three share a bucket, a batch
- * of 8 goes 3:1 to A's subtree and B: y's weight divides A's share with
- * x, it does not take B's.
+ * hot process, against /B (100). Once the three share a bucket, two
+ * batches of 8 go 3:1 to A's subtree and B (12 and 4): y's weight divides
+ * A's share with x, it does not take B's.
  */
 TEST_F_TIMEOUT(containers, nested_weights_divide_the_parents_share, 240)
 {
@@ -1181,9 +1191,9 @@ TEST_F_TIMEOUT(containers, nested_weights_divide_the_parents_share, 240)
 	ASSERT_EQ(0, mkdir(CG_A "y", 0755));
 	ASSERT_EQ(0, cg_write(CG_A "x/", "memory.hawkeye.weight", "100"));
 	ASSERT_EQ(0, cg_write(CG_A "y/", "memory.hawkeye.weight", "10000"));
-	pid[0] = cg_run(CG_A "x/", touch_forever, 16);
-	pid[1] = cg_run(CG_A "y/", touch_forever, 16);
-	pid[2] = cg_run(CG_B, touch_forever, 16);
+	pid[0] = cg_run(CG_A "x/", touch_forever, 32);
+	pid[1] = cg_run(CG_A "y/", touch_forever, 32);
+	pid[2] = cg_run(CG_B, touch_forever, 32);
 	for (i = 0; i < 3; i++)
 		ASSERT_LT(0, pid[i]);
 	/* Sampled, not promoted, until all three are in the same bucket. */
@@ -1198,12 +1208,12 @@ TEST_F_TIMEOUT(containers, nested_weights_divide_the_parents_share, 240)
 	ASSERT_LE(0, bucket) TH_LOG("the three processes never shared a bucket");
 	/* The first batch at once, the next 5 s later. */
 	ASSERT_EQ(0, sysfs_write(PROMOTE "sleep_ms", "5000"));
-	for (end = now_s() + 60; a + b < 8 && now_s() < end; sleep_ms(100)) {
+	for (end = now_s() + 90; a + b < 16 && now_s() < end; sleep_ms(100)) {
 		a = cg_long(CG_A, "memory.stat", "hawkeye_promote_success");
 		b = cg_long(CG_B, "memory.stat", "hawkeye_promote_success");
 	}
 	sysfs_write(PROMOTE "policy", "linux");
-	TH_LOG("first batch from bucket %d: %ld promotions under /A (300; x %ld, y %ld), "
+	TH_LOG("two batches from bucket %d: %ld promotions under /A (300; x %ld, y %ld), "
 	       "%ld in /B (100)", bucket, a,
 	       cg_long(CG_A "x/", "memory.stat", "hawkeye_promote_success"),
 	       cg_long(CG_A "y/", "memory.stat", "hawkeye_promote_success"), b);
@@ -1211,8 +1221,8 @@ TEST_F_TIMEOUT(containers, nested_weights_divide_the_parents_share, 240)
 		kill(pid[i], SIGKILL);
 		wait_status(pid[i]);
 	}
-	EXPECT_LE(8, a + b);
-	EXPECT_LE(1, b);
+	EXPECT_LE(16, a + b);
+	EXPECT_LE(3, b);
 	EXPECT_LE(2 * b, a);
 }
 
@@ -1367,6 +1377,11 @@ static int oci_run(char *out, size_t len)
 	size_t n = 0;
 	FILE *p;
 
+	/* A container of that name left by an earlier run would be refused. */
+	if (system(CRUN " --root " OCI_DIR "state delete --force hawkeye-oci"
+		   " >/dev/null 2>&1") < 0)
+		return -1;
+	rmdir(CGROOT "hawkeye-oci");
 	snprintf(cmd, sizeof(cmd), CRUN " --root " OCI_DIR "state run --bundle "
 		 OCI_DIR " hawkeye-oci 2>&1");
 	p = popen(cmd, "r");

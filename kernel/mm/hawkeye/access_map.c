@@ -619,11 +619,17 @@ static struct promote_node *promote_node(struct promote_node *nodes,
 	return bsearch(&key, nodes, nr, sizeof(*nodes), promote_node_cmp);
 }
 
-/* A top-level cgroup, or one below it; false for the root and none. */
+/* A cgroup other than the root; false for none. */
+static bool promote_below_root(struct mem_cgroup *memcg)
+{
+	return memcg && !mem_cgroup_is_root(memcg);
+}
+
+/* A cgroup below a top-level one (a child of the root). */
 static bool promote_below_top(struct mem_cgroup *memcg)
 {
-	return memcg && !mem_cgroup_is_root(memcg) &&
-	       !mem_cgroup_is_root(parent_mem_cgroup(memcg));
+	return promote_below_root(memcg) &&
+	       promote_below_root(parent_mem_cgroup(memcg));
 }
 
 /*
@@ -649,15 +655,15 @@ static bool promote_weights(struct hawkeye_share *share, const bool *active,
 	size_t max = 0;
 
 	for (i = 0; i < nr; i++)
-		for (m = share[i].memcg; active[i] && promote_below_top(m);
+		for (m = share[i].memcg; active[i] && promote_below_root(m);
 		     m = parent_mem_cgroup(m))
 			max++;
 	nodes = kvmalloc_array(max ?: 1, sizeof(*nodes), GFP_KERNEL);
 	if (!nodes)
 		return false;
-	/* Every cgroup between an active process and the top level, once. */
+	/* Every cgroup from an active process up to the top level, once. */
 	for (i = 0; i < nr; i++)
-		for (m = share[i].memcg; active[i] && promote_below_top(m);
+		for (m = share[i].memcg; active[i] && promote_below_root(m);
 		     m = parent_mem_cgroup(m))
 			nodes[nr_nodes++] = (struct promote_node){ .memcg = m };
 	sort(nodes, nr_nodes, sizeof(*nodes), promote_node_cmp, NULL);
@@ -669,7 +675,7 @@ static bool promote_weights(struct hawkeye_share *share, const bool *active,
 	for (i = 0; i < nr_nodes; i++) {
 		struct mem_cgroup *parent = parent_mem_cgroup(nodes[i].memcg);
 
-		n = promote_below_top(parent) ?
+		n = promote_below_root(parent) ?
 		    promote_node(nodes, nr_nodes, parent) : NULL;
 		if (n)
 			n->children += hawkeye_memcg_weight(nodes[i].memcg);

@@ -748,13 +748,15 @@ static bool debloat_split_deferred(struct debloat_domain *dom)
 
 	for (m = mem_cgroup_iter(dom->memcg, NULL, NULL); m;
 	     m = mem_cgroup_iter(dom->memcg, m, NULL)) {
-		unsigned long split = 0, looked;
+		unsigned long split = 0, looked, queued;
 		bool more = true;
 
 		if (hawkeye_memcg_debloat_off(m))
 			continue;
-		for (looked = 0; looked < DEBLOAT_DEFERRED && more &&
-		     READ_ONCE(m->deferred_split_queue.split_queue_len); looked++) {
+		/* Each THP once: the ones not split go to the queue's tail. */
+		queued = min(READ_ONCE(m->deferred_split_queue.split_queue_len),
+			     (unsigned long)DEBLOAT_DEFERRED);
+		for (looked = 0; looked < queued && more; looked++) {
 			split += memcg_split_deferred(m, 1);
 			more = debloat_goes_on(dom);
 			cond_resched();
