@@ -264,12 +264,13 @@ static bool promote_before(const struct hawkeye_share *x,
  * region advances its cgroup's virtual time by PROMOTE_VTIME_UNIT over its
  * weight, the cgroup with the earliest virtual time is served, and @rr's
  * clock is the virtual time of the region served last. Virtual times carry
- * over from batch to batch and bucket to bucket, so weights 1:3 get
+ * over from batch to batch while the bucket stays, so weights 1:3 get
  * regions 1:3 of a bucket at any batch size, and a cgroup that had nothing
  * to promote catches up to the clock instead of building up credit.
- * Processes of a cgroup at its cap (weight 0) get none. Turns start with
- * the first process whenever the bucket changes, and go on from where @rr
- * left them otherwise. @pos is scratch space for @nr processes. Changes
+ * Processes of a cgroup at its cap (weight 0) get none. Whenever the
+ * bucket changes, every cgroup starts at the clock and turns start with
+ * the first process (the paper's order); they go on from where @rr left
+ * them otherwise. @pos is scratch space for @nr processes. Changes
  * nothing but @rr, @pos and @share's virtual times. Returns the number of
  * regions put in @out.
  */
@@ -301,6 +302,10 @@ static unsigned int promote_order(struct hawkeye_mm **hms, unsigned int nr,
 				b = max(b, promote_top(hms[i], pos[i]));
 		if (b < 0)
 			break;
+		/* A new bucket: every cgroup starts at the clock. */
+		if (b != rr->bucket)
+			for (i = 0; i < nr; i++)
+				*share[i].vtime = rr->vclock;
 		start = b == rr->bucket ? promote_turn(hms, nr, rr->seq) : 0;
 		best = nr;
 		for (j = 0; j < nr; j++) {

@@ -309,14 +309,20 @@ static void promote_test_order_stale_vtime(struct kunit *test)
 	int c, i, j, n;
 
 	for (c = 0; c < 2; c++) {
-		struct hawkeye_rr rr = { .bucket = -1, .vclock = clock[c] };
-		unsigned int done[2] = {}, vtime[2] = { stale[c][0], stale[c][1] };
+		struct hawkeye_rr rr = { .bucket = -1 };
+		unsigned int done[2] = {}, vtime[2] = {};
 
 		for (i = 0; i < 2; i++) {
 			hms[i] = promote_test_mm(test, i + 1);
-			for (j = 0; j < 8; j++)
+			for (j = 0; j < 9; j++)
 				promote_test_add(test, hms[i], PT('A' + i, j), 300);
 		}
+		/* A first batch sets the bucket; then the times go stale. */
+		KUNIT_ASSERT_EQ(test, promote_test_round_weighted(test, hms, 2,
+				weights, vtime, &rr, 2, seq), 2);
+		rr.vclock = clock[c];
+		vtime[0] = stale[c][0];
+		vtime[1] = stale[c][1];
 		n = promote_test_round_weighted(test, hms, 2, weights, vtime, &rr,
 						8, seq);
 		KUNIT_ASSERT_EQ(test, n, 8);
