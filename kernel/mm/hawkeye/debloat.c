@@ -754,8 +754,8 @@ static bool debloat_split_deferred(struct debloat_domain *dom)
 		if (hawkeye_memcg_debloat_off(m))
 			continue;
 		/* Each THP once: the ones not split go to the queue's tail. */
-		queued = min(READ_ONCE(m->deferred_split_queue.split_queue_len),
-			     (unsigned long)DEBLOAT_DEFERRED);
+		queued = min_t(unsigned long, DEBLOAT_DEFERRED,
+			       READ_ONCE(m->deferred_split_queue.split_queue_len));
 		for (looked = 0; looked < queued && more; looked++) {
 			split += memcg_split_deferred(m, 1);
 			more = debloat_goes_on(dom);
