@@ -17,8 +17,8 @@
  * are freed before reclaim would; the per-cgroup counters of memory.stat
  * count it; promotion shares huge pages between cgroups by
  * memory.hawkeye.weight, over the hierarchy, and stops a cgroup at
- * memory.hawkeye.huge_max, and THP faults stop there too; the
- * memory.hawkeye.* files refuse bad input.
+ * memory.hawkeye.huge_max, where THP faults and collapses stop before
+ * allocating; the memory.hawkeye.* files refuse bad input.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -46,6 +46,7 @@ static const char *const knobs[] = {
 	KHUGEPAGED "max_ptes_none", PROMOTE "policy", PROMOTE "batch",
 	PROMOTE "sleep_ms", PROMOTE "sample_window_ms", PROMOTE "scan_period_ms",
 	DEBLOAT "mthp", THP_SYSFS "hugepages-64kB/enabled", NR_HUGEPAGES,
+	PREZERO "enabled",
 };
 
 /* What the fixture sets, in this order: the machine's own watermarks stay. */
@@ -1286,12 +1287,11 @@ TEST_F_TIMEOUT(containers, huge_cap_stops_faults_and_promotion, 240)
 	thp_a = cg_long(CG_A, "memory.stat", "anon_thp");
 	thp_b = cg_long(CG_B, "memory.stat", "anon_thp");
 	TH_LOG("after the faults: anon_thp %ld MB capped at 8, %ld MB without a cap; "
-	       "huge charges refused %ld", thp_a / MB, thp_b / MB,
-	       cg_long(CG_A, "memory.stat", "hawkeye_memcg_huge_capped"));
+	       "THP faults capped %ld", thp_a / MB, thp_b / MB,
+	       vmstat("hawkeye_memcg_huge_capped") - capped0);
 	EXPECT_GE(8 * MB, thp_a);
 	EXPECT_LT(0, thp_a);
 	EXPECT_LT(8 * MB, thp_b);
-	EXPECT_LT(0, cg_long(CG_A, "memory.stat", "hawkeye_memcg_huge_capped"));
 	EXPECT_LT(capped0, vmstat("hawkeye_memcg_huge_capped"));
 
 	ASSERT_EQ(0, promote_every("8", "500"));
@@ -1312,6 +1312,89 @@ TEST_F_TIMEOUT(containers, huge_cap_stops_faults_and_promotion, 240)
 	EXPECT_EQ(128 + SIGKILL, wait_status(pb));
 	close(fds[0]);
 	close(fds[1]);
+}
+
+/*
+ * @mb of memory, one byte written in each 4 KB page in order and read
+ * back, without MADV_HUGEPAGE; then MADV_COLLAPSE of its last 2 MB. Says
+ * on ready_fd 'r' if all went as expected, 'x' if a byte differs, 'c' if
+ * the collapse did not fail as a refused charge does (EBUSY); waits for
+ * a byte on go_fd.
+ */
+static int fault_then_collapse(long mb)
+{
+	size_t len = mb * MB, i;
+	unsigned char *p = (unsigned char *)map_aligned(len);
+	char c = 'r';
+
+	if (!p)
+		return 4;
+	for (i = 0; i < len; i += PAGE_SZ)
+		p[i] = byte_at(i);
+	for (i = 0; i < len; i++)
+		if (p[i] != (i % PAGE_SZ ? 0 : byte_at(i)))
+			c = 'x';
+	if (c == 'r' && (!madvise(p + len - HPAGE_SZ, HPAGE_SZ, MADV_COLLAPSE) ||
+			 errno != EBUSY))
+		c = 'c';
+	if (write(ready_fd, &c, 1) != 1 || read(go_fd, &c, 1) != 1)
+		return 4;
+	return 0;
+}
+
+/*
+ * The cap holds before anything is allocated: with THP "always" and no
+ * madvise (the light allocation), pre-zeroing on, a process in a cgroup
+ * capped at 8 MB faults 256 MB. Each of the 128 first touches of a 2 MB
+ * range either gets a THP (at most 4), or is refused by the cap and
+ * counted once (hawkeye_memcg_huge_capped), or failed to allocate
+ * (thp_fault_fallback): no 2 MB page is taken for a refused fault
+ * (hawkeye_fault_{prezeroed,sync_zero}_2m). MADV_COLLAPSE there fails as
+ * a refused charge does and is counted (hawkeye_memcg_collapse_capped).
+ */
+TEST_F_TIMEOUT(containers, huge_cap_holds_before_allocation, 180)
+{
+	long huge0, fallback0, capped0, collapse0, thps, capped, huge, fallback;
+	int ready[2], go[2];
+	pid_t pid;
+	char c;
+
+	ASSERT_EQ(0, sysfs_write(THP_SYSFS "enabled", "always"));
+	ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "1"));
+	ASSERT_EQ(0, cg_write(CG_A, "memory.hawkeye.huge_max", "8M"));
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	ready_fd = ready[1];
+	go_fd = go[0];
+	huge0 = vmstat("hawkeye_fault_prezeroed_2m") + vmstat("hawkeye_fault_sync_zero_2m");
+	fallback0 = vmstat("thp_fault_fallback");
+	/* The machine's events: memory.stat's may lag by rstat's batch. */
+	capped0 = vmstat("hawkeye_memcg_huge_capped");
+	collapse0 = vmstat("hawkeye_memcg_collapse_capped");
+	pid = cg_run(CG_A, fault_then_collapse, 256);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	thps = cg_long(CG_A, "memory.stat", "anon_thp") / HPAGE_SZ;
+	capped = vmstat("hawkeye_memcg_huge_capped") - capped0;
+	huge = vmstat("hawkeye_fault_prezeroed_2m") + vmstat("hawkeye_fault_sync_zero_2m") - huge0;
+	fallback = vmstat("thp_fault_fallback") - fallback0;
+	TH_LOG("THPs %ld, faults capped %ld, fallbacks %ld, 2 MB pages allocated at fault %ld, "
+	       "collapses capped %ld", thps, capped, fallback, huge,
+	       vmstat("hawkeye_memcg_collapse_capped") - collapse0);
+	EXPECT_EQ('r', c) TH_LOG("'x': a byte differs; 'c': MADV_COLLAPSE not EBUSY");
+	EXPECT_LT(0, thps);
+	EXPECT_GE(4, thps);
+	EXPECT_EQ(128, thps + capped + fallback);
+	EXPECT_GE(4, huge);
+	EXPECT_LE(1, vmstat("hawkeye_memcg_collapse_capped") - collapse0);
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	EXPECT_EQ(0, wait_status(pid));
+	/* Counted for the cgroup too, once its statistics are flushed. */
+	EXPECT_LE(capped, cg_long(CG_A, "memory.stat", "hawkeye_memcg_huge_capped"));
+	for (int i = 0; i < 2; i++) {
+		close(ready[i]);
+		close(go[i]);
+	}
 }
 
 #define CRUN "/usr/bin/crun"

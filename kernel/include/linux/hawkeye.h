@@ -105,8 +105,7 @@ unsigned int __hawkeye_max_ptes_none(struct mm_struct *mm, unsigned int charged)
 unsigned int __hawkeye_thp_max_ptes_none(struct folio *folio,
 					 unsigned int max_ptes_none);
 
-bool __hawkeye_memcg_huge_denied(struct mem_cgroup *memcg,
-				 unsigned int nr_pages, gfp_t gfp);
+bool __hawkeye_huge_capped(struct mm_struct *mm, bool collapse);
 
 /**
  * struct hawkeye_memcg - HawkEye's state in a memory cgroup
@@ -135,16 +134,17 @@ struct hawkeye_memcg {
 DECLARE_STATIC_KEY_FALSE(hawkeye_huge_cap_key);
 
 /*
- * Would a charge of @nr_pages to @memcg, a huge page's, take it or an
- * ancestor past memory.hawkeye.huge_max? Such a charge fails (the fault
- * falls back to base pages, the collapse does not happen). Off the static
- * key, set by the first cap written, nothing is checked.
+ * Would one more anonymous THP in @mm take its cgroup or an ancestor past
+ * memory.hawkeye.huge_max? Asked before a THP fault or an anonymous
+ * collapse allocates anything: the fault then maps smaller pages, the
+ * collapse does not happen. Off the static key, set by the first cap
+ * written, nothing is checked.
  */
-static inline bool hawkeye_memcg_huge_denied(struct mem_cgroup *memcg,
-					     unsigned int nr_pages, gfp_t gfp)
+static inline bool hawkeye_huge_capped(struct mm_struct *mm, bool collapse)
 {
-	if (static_branch_unlikely(&hawkeye_huge_cap_key))
-		return __hawkeye_memcg_huge_denied(memcg, nr_pages, gfp);
+	if (IS_ENABLED(CONFIG_MEMCG) &&
+	    static_branch_unlikely(&hawkeye_huge_cap_key))
+		return __hawkeye_huge_capped(mm, collapse);
 	return false;
 }
 
@@ -249,8 +249,7 @@ static inline unsigned int hawkeye_thp_max_ptes_none(struct folio *folio,
 	return max_ptes_none;
 }
 
-static inline bool hawkeye_memcg_huge_denied(struct mem_cgroup *memcg,
-					     unsigned int nr_pages, gfp_t gfp)
+static inline bool hawkeye_huge_capped(struct mm_struct *mm, bool collapse)
 {
 	return false;
 }

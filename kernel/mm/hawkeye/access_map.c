@@ -724,7 +724,7 @@ static struct hawkeye_share *promote_shares(struct hawkeye_mm **hms,
 		struct mem_cgroup *memcg = get_mem_cgroup_from_mm(hms[i]->mm);
 
 		share[i].memcg = memcg;
-		share[i].weight = hawkeye_memcg_huge_full(memcg, HPAGE_PMD_NR, GFP_KERNEL) ?
+		share[i].weight = hawkeye_memcg_huge_full(memcg) ?
 				  0 : hawkeye_memcg_weight(memcg);
 #ifdef CONFIG_MEMCG
 		share[i].vtime = memcg ? &memcg->hawkeye.vtime : &vtime_no_memcg;

@@ -188,16 +188,14 @@ bool hawkeye_memcg_recoverable(struct folio *folio, struct mem_cgroup *domain);
 bool hawkeye_memcg_debloat_off(struct mem_cgroup *memcg);
 int hawkeye_memcg_grab_mms(struct mem_cgroup *memcg, struct mm_struct ***out);
 unsigned int hawkeye_memcg_weight(struct mem_cgroup *memcg);
-bool hawkeye_memcg_huge_full(struct mem_cgroup *memcg, unsigned int nr_pages,
-			     gfp_t gfp);
+bool hawkeye_memcg_huge_full(struct mem_cgroup *memcg);
 #else
 static inline unsigned int hawkeye_memcg_weight(struct mem_cgroup *memcg)
 {
 	return 100;
 }
 
-static inline bool hawkeye_memcg_huge_full(struct mem_cgroup *memcg,
-					   unsigned int nr_pages, gfp_t gfp)
+static inline bool hawkeye_memcg_huge_full(struct mem_cgroup *memcg)
 {
 	return false;
 }

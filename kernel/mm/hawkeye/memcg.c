@@ -193,44 +193,45 @@ unsigned int hawkeye_memcg_weight(struct mem_cgroup *memcg)
 }
 
 /**
- * hawkeye_memcg_huge_full() - would a huge page take a cgroup past its cap?
- * @memcg: the cgroup charged; NULL: none
- * @nr_pages: the charge; smaller than a PMD-sized page: never over
- * @gfp: the charge's; a blocking one first brings the counts up to date
+ * hawkeye_memcg_huge_full() - would one more THP take a cgroup past its cap?
+ * @memcg: the cgroup; NULL: none
  *
- * The anonymous THPs charged to @memcg or an ancestor with a cap (their
- * subtree's, memory.stat anon_thp), and @nr_pages, must fit under the cap.
- * Charges running at once may each see the others' THPs not counted yet.
+ * The PMD-mapped anonymous THPs of @memcg's subtree, or of an ancestor's
+ * with a cap (memory.stat anon_thp), and one more must fit under the cap.
+ * The counts are flushed first, which costs only once memcg statistics
+ * have moved by their batch (64 pages a CPU): the cap holds to that
+ * batch, and callers running at once may each see the others' THPs not
+ * counted yet. Callers may sleep.
  *
- * Return: true if a charge of @nr_pages is over a cap.
+ * Return: true if a 2 MB page is over a cap.
  */
-bool hawkeye_memcg_huge_full(struct mem_cgroup *memcg, unsigned int nr_pages,
-			     gfp_t gfp)
+bool hawkeye_memcg_huge_full(struct mem_cgroup *memcg)
 {
-	if (nr_pages < HPAGE_PMD_NR)
-		return false;
 	for (; memcg && !mem_cgroup_is_root(memcg); memcg = parent_mem_cgroup(memcg)) {
 		if (!READ_ONCE(memcg->hawkeye.huge_capped))
 			continue;
-		/* The subtree's pending counts: cheap below rstat's batch. */
-		if (gfpflags_allow_blocking(gfp))
-			mem_cgroup_flush_stats(memcg);
-		if (memcg_page_state(memcg, NR_ANON_THPS) + nr_pages >
+		mem_cgroup_flush_stats(memcg);
+		if (memcg_page_state(memcg, NR_ANON_THPS) + HPAGE_PMD_NR >
 		    READ_ONCE(memcg->hawkeye.huge_max))
 			return true;
 	}
 	return false;
 }
 
-/* The charge hook: a huge page over a cap is refused, and counted. */
-bool __hawkeye_memcg_huge_denied(struct mem_cgroup *memcg,
-				 unsigned int nr_pages, gfp_t gfp)
+/* The THP fault's and the collapse's question, each answer "yes" counted. */
+bool __hawkeye_huge_capped(struct mm_struct *mm, bool collapse)
 {
-	if (!hawkeye_memcg_huge_full(memcg, nr_pages, gfp))
-		return false;
-	count_vm_event(HAWKEYE_MEMCG_HUGE_CAPPED);
-	count_memcg_events(memcg, HAWKEYE_MEMCG_HUGE_CAPPED, 1);
-	return true;
+	enum vm_event_item event = collapse ? HAWKEYE_MEMCG_COLLAPSE_CAPPED :
+					      HAWKEYE_MEMCG_HUGE_CAPPED;
+	struct mem_cgroup *memcg = get_mem_cgroup_from_mm(mm);
+	bool full = hawkeye_memcg_huge_full(memcg);
+
+	if (full) {
+		count_vm_event(event);
+		count_memcg_events(memcg, event, 1);
+	}
+	mem_cgroup_put(memcg);
+	return full;
 }
 
 static u64 debloat_read(struct cgroup_subsys_state *css, struct cftype *cft)
