@@ -28,7 +28,7 @@
 #   HawkEye-global HawkEye with recovery off in the cgroup: the paper's
 #                  design, whose watermarks are the machine's
 #   HawkEye-3      HawkEye, beside two xsbench containers (bench-xs1,
-#                  bench-xs2: memory.hawkeye.weight 100 and 300, XS_MB each,
+#                  bench-xs2: memory.thp.weight 100 and 300, XS_MB each,
 #                  faulted in base pages) that hawkeye-g promotes meanwhile
 #
 #   bench/bloat.sh -o OUTFILE [-b BINDIR] [-d DATA_PCT] [-x DEL_PCT]
@@ -102,7 +102,7 @@ cg_stat() { awk -v k="$2" '$1 == k {print $2}' $CG/$1/memory.stat; }
 cg_event() { awk -v k="$2" '$1 == k {print $2}' $CG/$1/memory.events; }
 
 # xs_start: HawkEye-3's two xsbench containers, their memory faulted in
-# base pages (memory.hawkeye.huge_max 0 meanwhile: a huge page's charge
+# base pages (memory.thp.max 0 meanwhile: a huge page's charge
 # fails, the fault takes base pages, and khugepaged knows the process);
 # then, from P1 on (xs_release), hawkeye-g promotes it.
 xs_start() {
@@ -112,8 +112,8 @@ xs_start() {
 	for i in 1 2; do
 		w=$((i == 1 ? 100 : 300))
 		cg_new bench-xs$i
-		echo $w >$CG/bench-xs$i/memory.hawkeye.weight
-		echo 0 >$CG/bench-xs$i/memory.hawkeye.huge_max
+		echo $w >$CG/bench-xs$i/memory.thp.weight
+		echo 0 >$CG/bench-xs$i/memory.thp.max
 		sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' $CG/bench-xs$i \
 			"$bindir/xsbench" -m "$XS_MB" -w -d 100000 -l xs$i >/tmp/bloat-xs$i.out &
 		xs_pids+=" $!"
@@ -129,8 +129,8 @@ xs_start() {
 	kill -USR1 $xs_pids
 }
 xs_release() {
-	echo max >$CG/bench-xs1/memory.hawkeye.huge_max
-	echo max >$CG/bench-xs2/memory.hawkeye.huge_max
+	echo max >$CG/bench-xs1/memory.thp.max
+	echo max >$CG/bench-xs2/memory.thp.max
 }
 
 setup() {
@@ -208,7 +208,7 @@ for config in $configs; do
 		cg_new bench-redis
 		[ -z "${limit:-}" ] || echo "$limit" >$CG/bench-redis/memory.max
 		# The paper's design: recovery for the machine only.
-		[ "${config%/*}" != HawkEye-global ] || echo 0 >$CG/bench-redis/memory.hawkeye.debloat
+		[ "${config%/*}" != HawkEye-global ] || echo 0 >$CG/bench-redis/memory.thp.shrink_underused
 		cgs="bench-redis${xs_pids:+ bench-xs1 bench-xs2}"
 	fi
 	redis_server $sock /tmp/bloat-redis.log ${factor:+$CG/bench-redis}
@@ -253,7 +253,7 @@ for config in $configs; do
 	xs_json=
 	for i in ${xs_pids:+1 2}; do
 		xs_json+=$(printf '%s"bench-xs%s": {"weight": %s, "promoted": %s, "thp_kb": %s, "thp_split": %s}' \
-			"${xs_json:+, }" $i "$(cat $CG/bench-xs$i/memory.hawkeye.weight)" \
+			"${xs_json:+, }" $i "$(cat $CG/bench-xs$i/memory.thp.weight)" \
 			"$(cg_stat bench-xs$i hawkeye_promote_success)" \
 			$(($(cg_stat bench-xs$i anon_thp) / 1024)) \
 			"$(cg_stat bench-xs$i hawkeye_debloat_thp_split)")

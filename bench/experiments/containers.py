@@ -60,7 +60,7 @@ def section_containers(b, rd):
         f"{fmt(env.get('keys'))} keys, the server in a memory cgroup. Linux-4KB runs first without a limit; "
         "its peak (`memory.peak`) times 1.1 is `memory.max` for the others. Linux-2MB-409 is stock 6.12's "
         "answer, the THP shrinker (`max_ptes_none` 409, as Meta runs it); HawkEye-global is HawkEye with "
-        "recovery off in the cgroup (`memory.hawkeye.debloat` 0): the paper's global-only design; "
+        "recovery off in the cgroup (`memory.thp.shrink_underused` 0): the paper's global-only design; "
         "HawkEye-3 is HawkEye beside two xsbench containers (weights 100 and 300) that hawkeye-g promotes "
         "meanwhile. Memory is the cgroup's (`memory.peak`, its high-water mark, and `memory.swap.peak`) "
         "and, as in the section above, the server's RSS + swap sampled once a second; huge pages are "
@@ -108,7 +108,7 @@ def section_containers(b, rd):
                f"{fx(cont.get('hawkeye_vs_4kb_sampled_peak'))}", peak_verdict(hk, goals))]
     if goals.get("promotions_follow_weights") is not None:
         fp = three.get("first_promotions") or {}
-        claims.append(("Promotions between containers follow memory.hawkeye.weight (1:3)",
+        claims.append(("Promotions between containers follow memory.thp.weight (1:3)",
                        "not in the paper", f"{fp.get('bench-xs1')}:{fp.get('bench-xs2')}",
                        "reproduced (goal met)" if goals["promotions_follow_weights"] else "not reproduced (goal not met)"))
     out += recorded(env)

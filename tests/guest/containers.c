@@ -16,9 +16,9 @@
  * back what it split (no split, collapse, split); partially unmapped THPs
  * are freed before reclaim would; the per-cgroup counters of memory.stat
  * count it; promotion shares huge pages between cgroups by
- * memory.hawkeye.weight, over the hierarchy, and stops a cgroup at
- * memory.hawkeye.huge_max, where THP faults and collapses stop before
- * allocating; the memory.hawkeye.* files refuse bad input.
+ * memory.thp.weight, over the hierarchy, and stops a cgroup at
+ * memory.thp.max, where THP faults and collapses stop before
+ * allocating; the memory.thp.* files refuse bad input.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -215,8 +215,8 @@ FIXTURE_SETUP(containers)
 	ASSERT_EQ(0, write_file(CGROOT "cgroup.subtree_control", "+memory"));
 	ASSERT_EQ(0, cg_make(CG_A));
 	ASSERT_EQ(0, cg_make(CG_B));
-	if (access(CG_A "memory.hawkeye.debloat", F_OK))
-		SKIP(return, "no memory.hawkeye.debloat in this kernel");
+	if (access(CG_A "memory.thp.shrink_underused", F_OK))
+		SKIP(return, "no memory.thp.shrink_underused in this kernel");
 	ASSERT_KNOBS_PUSH(knobs, setup_knobs);
 }
 
@@ -655,7 +655,7 @@ TEST_F_TIMEOUT(containers, partly_unmapped_huge_pages_freed_before_reclaim, 180)
 	ASSERT_EQ(0, sysfs_write(KHUGEPAGED "scan_sleep_millisecs", "600000"));
 	ASSERT_EQ(0, cg_write(CG_A, "memory.max", "100M"));
 	ASSERT_EQ(0, cg_write(CG_B, "memory.max", "100M"));
-	ASSERT_EQ(0, cg_write(CG_B, "memory.hawkeye.debloat", "0"));
+	ASSERT_EQ(0, cg_write(CG_B, "memory.thp.shrink_underused", "0"));
 	ASSERT_EQ(0, pipe(ready));
 	ASSERT_EQ(0, pipe(go));
 	ready_fd = ready[1];
@@ -841,7 +841,7 @@ TEST_F_TIMEOUT(containers, reclaim_splits_at_recoverys_bar, 240)
 		ASSERT_EQ(0, cg_make(CG_A));
 		ASSERT_EQ(0, cg_write(CG_A, "memory.max", "80M"));
 		ASSERT_EQ(0, cg_write(CG_A, "memory.swap.max", "0"));
-		ASSERT_EQ(0, cg_write(CG_A, "memory.hawkeye.debloat", off ? "0" : "1"));
+		ASSERT_EQ(0, cg_write(CG_A, "memory.thp.shrink_underused", off ? "0" : "1"));
 		ASSERT_EQ(0, pipe(ready));
 		ASSERT_EQ(0, pipe(go));
 		ready_fd = ready[1];
@@ -1138,8 +1138,8 @@ TEST_F_TIMEOUT(containers, promotions_follow_weights, 240)
 	pid_t pa, pb;
 	double end;
 
-	ASSERT_EQ(0, cg_write(CG_A, "memory.hawkeye.weight", "100"));
-	ASSERT_EQ(0, cg_write(CG_B, "memory.hawkeye.weight", "300"));
+	ASSERT_EQ(0, cg_write(CG_A, "memory.thp.weight", "100"));
+	ASSERT_EQ(0, cg_write(CG_B, "memory.thp.weight", "300"));
 	pa = cg_run(CG_A, touch_forever, 16);
 	pb = cg_run(CG_B, touch_forever, 16);
 	ASSERT_LT(0, pa);
@@ -1185,13 +1185,13 @@ TEST_F_TIMEOUT(containers, nested_weights_divide_the_parents_share, 240)
 	int i, bucket = -1;
 	double end;
 
-	ASSERT_EQ(0, cg_write(CG_A, "memory.hawkeye.weight", "300"));
-	ASSERT_EQ(0, cg_write(CG_B, "memory.hawkeye.weight", "100"));
+	ASSERT_EQ(0, cg_write(CG_A, "memory.thp.weight", "300"));
+	ASSERT_EQ(0, cg_write(CG_B, "memory.thp.weight", "100"));
 	ASSERT_EQ(0, cg_write(CG_A, "cgroup.subtree_control", "+memory"));
 	ASSERT_EQ(0, mkdir(CG_A "x", 0755));
 	ASSERT_EQ(0, mkdir(CG_A "y", 0755));
-	ASSERT_EQ(0, cg_write(CG_A "x/", "memory.hawkeye.weight", "100"));
-	ASSERT_EQ(0, cg_write(CG_A "y/", "memory.hawkeye.weight", "10000"));
+	ASSERT_EQ(0, cg_write(CG_A "x/", "memory.thp.weight", "100"));
+	ASSERT_EQ(0, cg_write(CG_A "y/", "memory.thp.weight", "10000"));
 	pid[0] = cg_run(CG_A "x/", touch_forever, 32);
 	pid[1] = cg_run(CG_A "y/", touch_forever, 32);
 	pid[2] = cg_run(CG_B, touch_forever, 32);
@@ -1257,7 +1257,7 @@ static int huge_then_promotable(long mb)
 }
 
 /*
- * memory.hawkeye.huge_max = 8 MB: a process in the cgroup faulting 32 MB
+ * memory.thp.max = 8 MB: a process in the cgroup faulting 32 MB
  * of THP memory gets at most 4 THPs, the rest in base pages, every byte
  * intact;
  * promotion then gives it none, while it promotes the same process's
@@ -1272,8 +1272,8 @@ TEST_F_TIMEOUT(containers, huge_cap_stops_faults_and_promotion, 240)
 	double end;
 	char c;
 
-	ASSERT_EQ(0, cg_write(CG_A, "memory.hawkeye.huge_max", "8M"));
-	ASSERT_EQ(8 * MB, cg_long(CG_A, "memory.hawkeye.huge_max", NULL));
+	ASSERT_EQ(0, cg_write(CG_A, "memory.thp.max", "8M"));
+	ASSERT_EQ(8 * MB, cg_long(CG_A, "memory.thp.max", NULL));
 	ASSERT_EQ(0, pipe(fds));
 	ready_fd = fds[1];
 	pa = cg_run(CG_A, huge_then_promotable, 32);
@@ -1361,7 +1361,7 @@ TEST_F_TIMEOUT(containers, huge_cap_holds_before_allocation, 180)
 
 	ASSERT_EQ(0, sysfs_write(THP_SYSFS "enabled", "always"));
 	ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "1"));
-	ASSERT_EQ(0, cg_write(CG_A, "memory.hawkeye.huge_max", "8M"));
+	ASSERT_EQ(0, cg_write(CG_A, "memory.thp.max", "8M"));
 	ASSERT_EQ(0, pipe(ready));
 	ASSERT_EQ(0, pipe(go));
 	ready_fd = ready[1];
@@ -1433,8 +1433,8 @@ static int oci_bundle(const char *unified)
 		"  \"process\": { \"terminal\": false, \"user\": { \"uid\": 0, \"gid\": 0 },\n"
 		"    \"cwd\": \"/\", \"env\": [ \"PATH=/usr/bin:/bin\" ],\n"
 		"    \"args\": [ \"/bin/sh\", \"-c\", \"cd /sys/fs/cgroup && "
-		"echo weight $(cat memory.hawkeye.weight) debloat $(cat memory.hawkeye.debloat) "
-		"huge_max $(cat memory.hawkeye.huge_max) max $(cat memory.max)\" ] },\n"
+		"echo weight $(cat memory.thp.weight) shrink_underused $(cat memory.thp.shrink_underused) "
+		"thp.max $(cat memory.thp.max) max $(cat memory.max)\" ] },\n"
 		"  \"root\": { \"path\": \"rootfs\", \"readonly\": true },\n"
 		"  \"mounts\": [\n"
 		"    { \"destination\": \"/proc\", \"type\": \"proc\", \"source\": \"proc\" },\n"
@@ -1491,21 +1491,21 @@ TEST_F_TIMEOUT(containers, oci_runtime_sets_the_files, 120)
 	if (access(CRUN, X_OK))
 		SKIP(return, "no " CRUN " (Debian's crun)");
 	ASSERT_EQ(0, oci_bundle("\"memory.max\": \"134217728\", "
-				"\"memory.hawkeye.weight\": \"300\", "
-				"\"memory.hawkeye.debloat\": \"0\", "
-				"\"memory.hawkeye.huge_max\": \"16M\""));
+				"\"memory.thp.weight\": \"300\", "
+				"\"memory.thp.shrink_underused\": \"0\", "
+				"\"memory.thp.max\": \"16M\""));
 	st = oci_run(out, sizeof(out));
 	TH_LOG("crun: status %d: %s", st, out);
 	EXPECT_EQ(0, st);
-	EXPECT_NE(NULL, strstr(out, "weight 300 debloat 0 huge_max 16777216 max 134217728"));
+	EXPECT_NE(NULL, strstr(out, "weight 300 shrink_underused 0 thp.max 16777216 max 134217728"));
 	EXPECT_NE(0, access(CGROOT "hawkeye-oci", F_OK));
 
 	ASSERT_EQ(0, oci_bundle("\"memory.max\": \"134217728\", "
-				"\"memory.hawkeye.weight\": \"0\""));
+				"\"memory.thp.weight\": \"0\""));
 	st = oci_run(out, sizeof(out));
 	TH_LOG("crun, weight 0: status %d: %s", st, out);
 	EXPECT_NE(0, st);
-	EXPECT_NE(NULL, strstr(out, "memory.hawkeye.weight"));
+	EXPECT_NE(NULL, strstr(out, "memory.thp.weight"));
 	EXPECT_NE(NULL, strstr(out, "Invalid argument"));
 	/*
 	 * Debian 12's crun (1.8.1) leaves the cgroup of a start that failed
@@ -1518,45 +1518,45 @@ TEST_F_TIMEOUT(containers, oci_runtime_sets_the_files, 120)
 	}
 }
 
-/* Every memory.hawkeye.* file: EINVAL for bad input, state unchanged. */
-TEST_F(containers, hawkeye_files_refuse_bad_input)
+/* Every memory.thp.* file: EINVAL for bad input, state unchanged. */
+TEST_F(containers, thp_files_refuse_bad_input)
 {
 	static const struct knob_bad bad[] = {
-		{ CG_A "memory.hawkeye.debloat", { "2", "-1", "x", "1 1", "7" } },
-		{ CG_A "memory.hawkeye.weight", { "0", "10001", "-1", "x", "1 1" } },
-		{ CG_A "memory.hawkeye.huge_max", { "-1", "x", "1 1", "maximum" } },
+		{ CG_A "memory.thp.shrink_underused", { "2", "-1", "x", "1 1", "7" } },
+		{ CG_A "memory.thp.weight", { "0", "10001", "-1", "x", "1 1" } },
+		{ CG_A "memory.thp.max", { "-1", "x", "1 1", "maximum" } },
 	};
 	static const char *const watch[] = {
-		CG_A "memory.hawkeye.debloat", CG_A "memory.hawkeye.weight",
-		CG_A "memory.hawkeye.huge_max",
+		CG_A "memory.thp.shrink_underused", CG_A "memory.thp.weight",
+		CG_A "memory.thp.max",
 	};
 	char buf[32] = "";
 
-	EXPECT_NE(0, access(CGROOT "memory.hawkeye.debloat", F_OK));
-	EXPECT_NE(0, access(CGROOT "memory.hawkeye.weight", F_OK));
-	EXPECT_NE(0, access(CGROOT "memory.hawkeye.huge_max", F_OK));
+	EXPECT_NE(0, access(CGROOT "memory.thp.shrink_underused", F_OK));
+	EXPECT_NE(0, access(CGROOT "memory.thp.weight", F_OK));
+	EXPECT_NE(0, access(CGROOT "memory.thp.max", F_OK));
 	/* The defaults. */
-	EXPECT_EQ(1, cg_long(CG_A, "memory.hawkeye.debloat", NULL));
-	EXPECT_EQ(100, cg_long(CG_A, "memory.hawkeye.weight", NULL));
-	EXPECT_EQ(0, read_file(CG_A "memory.hawkeye.huge_max", buf, sizeof(buf)));
+	EXPECT_EQ(1, cg_long(CG_A, "memory.thp.shrink_underused", NULL));
+	EXPECT_EQ(100, cg_long(CG_A, "memory.thp.weight", NULL));
+	EXPECT_EQ(0, read_file(CG_A "memory.thp.max", buf, sizeof(buf)));
 	EXPECT_STREQ("max\n", buf);
 	EXPECT_REFUSED(bad, watch);
 
 	/* Set otherwise, and refused again. */
-	EXPECT_EQ(0, cg_write(CG_A, "memory.hawkeye.debloat", "0"));
-	EXPECT_EQ(0, cg_long(CG_A, "memory.hawkeye.debloat", NULL));
-	EXPECT_EQ(0, cg_write(CG_A, "memory.hawkeye.weight", "10000"));
-	EXPECT_EQ(10000, cg_long(CG_A, "memory.hawkeye.weight", NULL));
+	EXPECT_EQ(0, cg_write(CG_A, "memory.thp.shrink_underused", "0"));
+	EXPECT_EQ(0, cg_long(CG_A, "memory.thp.shrink_underused", NULL));
+	EXPECT_EQ(0, cg_write(CG_A, "memory.thp.weight", "10000"));
+	EXPECT_EQ(10000, cg_long(CG_A, "memory.thp.weight", NULL));
 	/* A cap counts whole 2 MB pages. */
-	EXPECT_EQ(0, cg_write(CG_A, "memory.hawkeye.huge_max", "5M"));
-	EXPECT_EQ(4 * MB, cg_long(CG_A, "memory.hawkeye.huge_max", NULL));
+	EXPECT_EQ(0, cg_write(CG_A, "memory.thp.max", "5M"));
+	EXPECT_EQ(4 * MB, cg_long(CG_A, "memory.thp.max", NULL));
 	EXPECT_REFUSED(bad, watch);
-	EXPECT_EQ(0, cg_write(CG_A, "memory.hawkeye.debloat", "1\n"));
-	EXPECT_EQ(1, cg_long(CG_A, "memory.hawkeye.debloat", NULL));
-	EXPECT_EQ(0, cg_write(CG_A, "memory.hawkeye.huge_max", "0"));
-	EXPECT_EQ(0, cg_long(CG_A, "memory.hawkeye.huge_max", NULL));
-	EXPECT_EQ(0, cg_write(CG_A, "memory.hawkeye.huge_max", "max"));
-	EXPECT_EQ(0, read_file(CG_A "memory.hawkeye.huge_max", buf, sizeof(buf)));
+	EXPECT_EQ(0, cg_write(CG_A, "memory.thp.shrink_underused", "1\n"));
+	EXPECT_EQ(1, cg_long(CG_A, "memory.thp.shrink_underused", NULL));
+	EXPECT_EQ(0, cg_write(CG_A, "memory.thp.max", "0"));
+	EXPECT_EQ(0, cg_long(CG_A, "memory.thp.max", NULL));
+	EXPECT_EQ(0, cg_write(CG_A, "memory.thp.max", "max"));
+	EXPECT_EQ(0, read_file(CG_A "memory.thp.max", buf, sizeof(buf)));
 	EXPECT_STREQ("max\n", buf);
 
 	/* The counters are in memory.stat, hierarchical. */

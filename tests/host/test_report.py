@@ -302,7 +302,7 @@ def test_full_report(tmp_path):
     assert "| HawkEye | 440 | 410 | 1.02x | 1.00x | 0 | no | 40 % | 200 | 90.0 | 80.0 | 0 | 0 |" in text
     assert "| bench-xs2 | 300 | 6 | 20 | 40.0 | 0 |" in text
     cl = claims_by_prefix(claims)
-    assert cl["Promotions between containers follow memory.hawkeye.weight (1:3)"][2:] == ("2:6", "reproduced (goal met)")
+    assert cl["Promotions between containers follow memory.thp.weight (1:3)"][2:] == ("2:6", "reproduced (goal met)")
     assert cl[next(c for c in cl if c.startswith("HawkEye inside a container"))][3].startswith("partly")
     # Churn (issue 19): per-round ratios to Linux-2MB, the zeroing thread's CPU share, the goal
     assert "| HawkEye-2MB | 100 (90.0-110) | 256 | 256 | 15.0 | 40.00x |" in text

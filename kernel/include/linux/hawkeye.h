@@ -109,13 +109,13 @@ bool __hawkeye_huge_capped(struct mm_struct *mm, bool collapse);
 
 /**
  * struct hawkeye_memcg - HawkEye's state in a memory cgroup
- * @debloat_off: memory.hawkeye.debloat is 0: recovery splits none of the
+ * @debloat_off: memory.thp.shrink_underused is 0: recovery splits none of the
  *	THPs charged to the cgroup or its descendants
  * @active: a recovery episode runs for the cgroup's limit
  * @bar: ... splitting THPs with at least this many zero-filled subpages
- * @weight: memory.hawkeye.weight, the cgroup's weight among its siblings
+ * @weight: memory.thp.weight, the cgroup's weight among its siblings
  *	for promotions; 0: 100
- * @huge_capped: memory.hawkeye.huge_max is not "max": ...
+ * @huge_capped: memory.thp.max is not "max": ...
  * @huge_max: ... the most anonymous THP memory of the subtree, in pages
  * @vtime: promotion: the cgroup's virtual time in start-time fair queueing
  *
@@ -135,7 +135,7 @@ DECLARE_STATIC_KEY_FALSE(hawkeye_huge_cap_key);
 
 /*
  * Would one more anonymous THP in @mm take its cgroup or an ancestor past
- * memory.hawkeye.huge_max? Asked before a THP fault or an anonymous
+ * memory.thp.max? Asked before a THP fault or an anonymous
  * collapse allocates anything: the fault then maps smaller pages, the
  * collapse does not happen. Off the static key, set by the first cap
  * written, nothing is checked.

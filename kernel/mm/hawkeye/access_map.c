@@ -642,7 +642,7 @@ static bool promote_below_top(struct mem_cgroup *memcg)
  * distributes by weight (Documentation/admin-guide/cgroup-v2.rst,
  * "Weights"): at each level, the children of a cgroup that have regions
  * to promote (@active) divide the cgroup's share in proportion to their
- * memory.hawkeye.weight. Scaled so that a cgroup's weight is its top-level
+ * memory.thp.weight. Scaled so that a cgroup's weight is its top-level
  * ancestor's weight times its fraction of that ancestor's share: with
  * every cgroup at the top level, their own weights. A subtree cannot take
  * more than its top cgroup's share, however many children it makes with

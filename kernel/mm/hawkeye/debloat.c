@@ -849,7 +849,7 @@ static bool debloat_memcgs(void)
 #ifdef CONFIG_MEMCG
 	struct mem_cgroup *memcg;
 
-	/* cgroup v1 has no memory.hawkeye.* files: the machine's rule only. */
+	/* cgroup v1 has no memory.thp.* files: the machine's rule only. */
 	if (!cgroup_subsys_on_dfl(memory_cgrp_subsys))
 		return false;
 	for (memcg = mem_cgroup_iter(NULL, NULL, NULL); memcg;
@@ -1025,7 +1025,7 @@ static bool debloat_wanted_for(struct mem_cgroup *memcg, bool active)
  * reclaim is pressure), the bar is recovery's, not khugepaged's (which
  * says what to collapse, not what to split): that episode's, or the
  * threshold if none runs yet. Elsewhere, and for a THP
- * charged inside a cgroup with recovery off (memory.hawkeye.debloat 0
+ * charged inside a cgroup with recovery off (memory.thp.shrink_underused 0
  * there or above), it stays upstream's: reclaim on a machine and in
  * cgroups that are not tight splits what it splits without HawkEye.
  *

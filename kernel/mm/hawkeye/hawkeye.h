@@ -7,7 +7,7 @@
  *                 sampling, the 2 MB region walks, the rate limit, threads
  *   prezero.c     asynchronous pre-zeroing
  *   debloat.c     bloat recovery, of the machine and inside memory cgroups
- *   memcg.c       memory cgroups: limits, pressure, memory.hawkeye.*
+ *   memcg.c       memory cgroups: limits, pressure, memory.thp.*
  *   registry.c    the processes promotion works on, a record each
  *   promote.c     promotion: the policy table and switch, the thread
  *   access_map.c  the hawkeye-g and hawkeye-pmu policies

@@ -7,7 +7,7 @@
  * tighter of memory.high and memory.max), whether its tasks stall on
  * memory (PSI), which processes are in it and whether a THP is charged to
  * it; what promotion asks: the cgroup's weight and whether it is at its
- * cap on huge pages; and the cgroup's files memory.hawkeye.*.
+ * cap on huge pages; and the cgroup's files memory.thp.*.
  *
  * See Documentation/admin-guide/mm/hawkeye.rst.
  */
@@ -92,7 +92,7 @@ unsigned int hawkeye_memcg_psi(struct mem_cgroup *memcg)
  * @domain: the cgroup whose limit recovery works for; NULL: the machine
  *
  * Return: true if @folio is charged inside @domain, to a cgroup none of
- * whose ancestors turned recovery off (memory.hawkeye.debloat 0).
+ * whose ancestors turned recovery off (memory.thp.shrink_underused 0).
  */
 bool hawkeye_memcg_recoverable(struct folio *folio, struct mem_cgroup *domain)
 {
@@ -113,7 +113,8 @@ bool hawkeye_memcg_recoverable(struct folio *folio, struct mem_cgroup *domain)
  * hawkeye_memcg_debloat_off() - did a cgroup turn bloat recovery off?
  * @memcg: the cgroup, referenced or under rcu_read_lock(); NULL: none
  *
- * Return: true if @memcg or one of its ancestors has memory.hawkeye.debloat 0.
+ * Return: true if @memcg or one of its ancestors has
+ * memory.thp.shrink_underused 0.
  */
 bool hawkeye_memcg_debloat_off(struct mem_cgroup *memcg)
 {
@@ -183,7 +184,7 @@ int hawkeye_memcg_grab_mms(struct mem_cgroup *memcg, struct mm_struct ***out)
  * hawkeye_memcg_weight() - a cgroup's share of promotions
  * @memcg: the cgroup; NULL: none (memory cgroups are off)
  *
- * Return: memory.hawkeye.weight, 1 to 10000; 100 by default.
+ * Return: memory.thp.weight, 1 to 10000; 100 by default.
  */
 unsigned int hawkeye_memcg_weight(struct mem_cgroup *memcg)
 {
@@ -297,19 +298,19 @@ static ssize_t huge_max_write(struct kernfs_open_file *of, char *buf,
 
 static struct cftype hawkeye_memcg_files[] = {
 	{
-		.name = "hawkeye.debloat",
+		.name = "thp.shrink_underused",
 		.flags = CFTYPE_NOT_ON_ROOT,
 		.read_u64 = debloat_read,
 		.write_u64 = debloat_write,
 	},
 	{
-		.name = "hawkeye.weight",
+		.name = "thp.weight",
 		.flags = CFTYPE_NOT_ON_ROOT,
 		.read_u64 = weight_read,
 		.write_u64 = weight_write,
 	},
 	{
-		.name = "hawkeye.huge_max",
+		.name = "thp.max",
 		.flags = CFTYPE_NOT_ON_ROOT,
 		.seq_show = huge_max_show,
 		.write = huge_max_write,
