@@ -1088,6 +1088,121 @@ TEST_F_TIMEOUT(containers, page_cache_does_not_split_huge_pages, 300)
 	close(go[1]);
 }
 
+/*
+ * @mb of base pages (MADV_NOHUGEPAGE), every page written; says 'r' on
+ * ready_fd, waits for a byte on go_fd, checks every page: 0 if all is as
+ * written.
+ */
+static int base_pages_wait(long mb)
+{
+	size_t len = mb * MB, i;
+	unsigned char *p = (unsigned char *)map_aligned(len);
+	char c;
+
+	if (!p || madvise(p, len, MADV_NOHUGEPAGE))
+		return 4;
+	for (i = 0; i < len; i += PAGE_SZ)
+		p[i] = byte_at(i);
+	if (write(ready_fd, "r", 1) != 1 || read(go_fd, &c, 1) != 1)
+		return 4;
+	for (i = 0; i < len; i += PAGE_SZ)
+		if (p[i] != byte_at(i))
+			return 2;
+	return 0;
+}
+
+/*
+ * File streaming at memory.max beside a large process of base pages:
+ * 320 MB of a block device read through a cgroup of 96 MB without swap
+ * that holds 64 MB of anonymous 4 KB pages. Charges at the limit reclaim
+ * cache as upstream's do; recovery walks no page table for them (no
+ * episode, nothing scanned or read), and the process's memory is intact.
+ */
+TEST_F_TIMEOUT(containers, streaming_at_the_limit_walks_nothing, 300)
+{
+	long episodes0 = vmstat("hawkeye_debloat_memcg_episode");
+	long scanned0 = vmstat("hawkeye_debloat_thp_scanned");
+	long read0 = vmstat("hawkeye_debloat_bytes_read");
+	int ready[2], go[2];
+	pid_t p, r;
+	char c;
+
+	if (scratch_disk(cache_path, sizeof(cache_path), 320))
+		SKIP(return, "no block device of 320 MB to read");
+	ASSERT_EQ(0, cg_write(CG_A, "memory.max", "96M"));
+	ASSERT_EQ(0, cg_write(CG_A, "memory.swap.max", "0"));
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	ready_fd = ready[1];
+	go_fd = go[0];
+	p = cg_run(CG_A, base_pages_wait, 64);
+	ASSERT_LT(0, p);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	r = cg_run(CG_A, read_through, 320);
+	ASSERT_LT(0, r);
+	EXPECT_EQ(0, wait_status(r));
+	TH_LOG("file %ld kB, anon %ld kB, peak %ld kB of 98304, episodes %ld, "
+	       "THPs scanned %ld, bytes read %ld",
+	       cg_long(CG_A, "memory.stat", "file") / 1024,
+	       cg_long(CG_A, "memory.stat", "anon") / 1024,
+	       cg_long(CG_A, "memory.peak", NULL) / 1024,
+	       vmstat("hawkeye_debloat_memcg_episode") - episodes0,
+	       vmstat("hawkeye_debloat_thp_scanned") - scanned0,
+	       vmstat("hawkeye_debloat_bytes_read") - read0);
+	EXPECT_LT(90 * MB, cg_long(CG_A, "memory.peak", NULL));
+	EXPECT_EQ(0, vmstat("hawkeye_debloat_memcg_episode") - episodes0);
+	EXPECT_EQ(0, vmstat("hawkeye_debloat_thp_scanned") - scanned0);
+	EXPECT_EQ(0, vmstat("hawkeye_debloat_bytes_read") - read0);
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	EXPECT_EQ(0, wait_status(p));
+	for (int i = 0; i < 2; i++) {
+		close(ready[i]);
+		close(go[i]);
+	}
+}
+
+/*
+ * Processes killed while recovery works on them: five processes with
+ * 28 MB of sparse THPs each take a cgroup of 160 MB past high_pct; as
+ * soon as the episode starts they are killed. The thread's references
+ * to their address spaces must not keep them (or their charges) alive:
+ * every one is reaped and the cgroup's memory goes back to almost
+ * nothing. Three rounds (an episode may run on from one round into the
+ * next, so a round waits for splits, not for a new episode); under lockdep (the debug boot) any lock taken
+ * in the wrong context by a last mmput() shows on the console.
+ */
+TEST_F_TIMEOUT(containers, processes_exit_during_recovery, 300)
+{
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "low_pct", "10"));
+	ASSERT_EQ(0, cg_write(CG_A, "memory.max", "160M"));
+	for (int round = 0; round < 3; round++) {
+		long split0 = vmstat("hawkeye_debloat_thp_split");
+		pid_t pids[5];
+		double end;
+
+		for (int i = 0; i < 5; i++) {
+			pids[i] = cg_run(CG_A, sparse_and_wait, 28);
+			ASSERT_LT(0, pids[i]);
+		}
+		/* An episode (this round's, or the last one going on) splits. */
+		for (end = now_s() + 120; now_s() < end; sleep_ms(10))
+			if (vmstat("hawkeye_debloat_thp_split") > split0)
+				break;
+		ASSERT_LT(split0, vmstat("hawkeye_debloat_thp_split"));
+		for (int i = 0; i < 5; i++)
+			kill(pids[i], SIGKILL);
+		for (int i = 0; i < 5; i++)
+			EXPECT_EQ(128 + SIGKILL, wait_status(pids[i]));
+		for (end = now_s() + 60; now_s() < end; sleep_ms(100))
+			if (cg_long(CG_A, "memory.current", NULL) < 4 * MB)
+				break;
+		TH_LOG("round %d: THPs split %ld, memory.current %ld kB after the exits",
+		       round, vmstat("hawkeye_debloat_thp_split") - split0,
+		       cg_long(CG_A, "memory.current", NULL) / 1024);
+		ASSERT_GT(4 * MB, cg_long(CG_A, "memory.current", NULL));
+	}
+}
+
 /* A hot process: @mb of promotable memory, every page written, forever. */
 static int touch_forever(long mb)
 {
