@@ -1680,6 +1680,7 @@ TEST_F(containers, thp_files_refuse_bad_input)
 	EXPECT_LE(0, cg_long(CG_A, "memory.stat", "hawkeye_promote_success"));
 	EXPECT_LE(0, cg_long(CGROOT, "memory.stat", "hawkeye_debloat_thp_split"));
 	EXPECT_LE(0, cg_long(CG_A, "memory.stat", "hawkeye_memcg_huge_capped"));
+	EXPECT_LE(0, cg_long(CG_A, "memory.stat", "hawkeye_memcg_collapse_capped"));
 }
 
 TEST_HARNESS_MAIN
