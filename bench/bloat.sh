@@ -102,8 +102,8 @@ cg_stat() { awk -v k="$2" '$1 == k {print $2}' $CG/$1/memory.stat; }
 cg_event() { awk -v k="$2" '$1 == k {print $2}' $CG/$1/memory.events; }
 
 # xs_start: HawkEye-3's two xsbench containers, their memory faulted in
-# base pages (memory.thp.max 0 meanwhile: a huge page's charge
-# fails, the fault takes base pages, and khugepaged knows the process);
+# base pages (memory.thp.max 0 meanwhile: a THP fault takes base pages
+# without allocating one, and khugepaged knows the process);
 # then, from P1 on (xs_release), hawkeye-g promotes it.
 xs_start() {
 	local i w

@@ -1173,17 +1173,27 @@ TEST_F_TIMEOUT(containers, streaming_at_the_limit_walks_nothing, 300)
  */
 TEST_F_TIMEOUT(containers, processes_exit_during_recovery, 300)
 {
+	int ready[2], go[2];
+	char c;
+
 	ASSERT_EQ(0, sysfs_write(DEBLOAT "low_pct", "10"));
 	ASSERT_EQ(0, cg_write(CG_A, "memory.max", "160M"));
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	ready_fd = ready[1];
+	go_fd = go[0];
 	for (int round = 0; round < 3; round++) {
 		long split0 = vmstat("hawkeye_debloat_thp_split");
 		pid_t pids[5];
 		double end;
 
 		for (int i = 0; i < 5; i++) {
-			pids[i] = cg_run(CG_A, sparse_and_wait, 28);
+			pids[i] = cg_run(CG_A, sparse_wait_check, 28);
 			ASSERT_LT(0, pids[i]);
 		}
+		/* Each has faulted its THPs and waits. */
+		for (int i = 0; i < 5; i++)
+			ASSERT_EQ(1, read(ready[0], &c, 1));
 		/* An episode (this round's, or the last one going on) splits. */
 		for (end = now_s() + 120; now_s() < end; sleep_ms(10))
 			if (vmstat("hawkeye_debloat_thp_split") > split0)
@@ -1200,6 +1210,10 @@ TEST_F_TIMEOUT(containers, processes_exit_during_recovery, 300)
 		       round, vmstat("hawkeye_debloat_thp_split") - split0,
 		       cg_long(CG_A, "memory.current", NULL) / 1024);
 		ASSERT_GT(4 * MB, cg_long(CG_A, "memory.current", NULL));
+	}
+	for (int i = 0; i < 2; i++) {
+		close(ready[i]);
+		close(go[i]);
 	}
 }
 
@@ -1431,16 +1445,16 @@ TEST_F_TIMEOUT(containers, huge_cap_stops_faults_and_promotion, 240)
 
 /*
  * @mb of memory, one byte written in each 4 KB page in order and read
- * back, without MADV_HUGEPAGE; then MADV_COLLAPSE of its last 2 MB. Says
- * on ready_fd 'r' if all went as expected, 'x' if a byte differs, 'c' if
- * the collapse did not fail as a refused charge does (EBUSY); waits for
- * a byte on go_fd.
+ * back, without MADV_HUGEPAGE: says 'f' on ready_fd (or 'x' if a byte
+ * differs) and waits for a byte on go_fd; then MADV_COLLAPSE of its last
+ * 2 MB: says 'r' if that failed as a refused charge does (EBUSY), 'c' if
+ * not, and waits for a byte on go_fd.
  */
 static int fault_then_collapse(long mb)
 {
 	size_t len = mb * MB, i;
 	unsigned char *p = (unsigned char *)map_aligned(len);
-	char c = 'r';
+	char c = 'f';
 
 	if (!p)
 		return 4;
@@ -1449,9 +1463,10 @@ static int fault_then_collapse(long mb)
 	for (i = 0; i < len; i++)
 		if (p[i] != (i % PAGE_SZ ? 0 : byte_at(i)))
 			c = 'x';
-	if (c == 'r' && (!madvise(p + len - HPAGE_SZ, HPAGE_SZ, MADV_COLLAPSE) ||
-			 errno != EBUSY))
-		c = 'c';
+	if (write(ready_fd, &c, 1) != 1 || read(go_fd, &c, 1) != 1)
+		return 4;
+	c = !madvise(p + len - HPAGE_SZ, HPAGE_SZ, MADV_COLLAPSE) || errno != EBUSY ?
+	    'c' : 'r';
 	if (write(ready_fd, &c, 1) != 1 || read(go_fd, &c, 1) != 1)
 		return 4;
 	return 0;
@@ -1461,11 +1476,13 @@ static int fault_then_collapse(long mb)
  * The cap holds before anything is allocated: with THP "always" and no
  * madvise (the light allocation), pre-zeroing on, a process in a cgroup
  * capped at 8 MB faults 256 MB. Each of the 128 first touches of a 2 MB
- * range either gets a THP (at most 4), or is refused by the cap and
- * counted once (hawkeye_memcg_huge_capped), or failed to allocate
- * (thp_fault_fallback): no 2 MB page is taken for a refused fault
- * (hawkeye_fault_{prezeroed,sync_zero}_2m). MADV_COLLAPSE there fails as
- * a refused charge does and is counted (hawkeye_memcg_collapse_capped).
+ * range either gets a THP (at most 4) or falls back (thp_fault_fallback),
+ * those refused by the cap counted once more each, in
+ * hawkeye_memcg_huge_capped; no 2 MB page is taken for a refused fault
+ * (hawkeye_fault_{prezeroed,sync_zero}_2m). At the cap, MADV_COLLAPSE
+ * fails as a refused charge does and is counted
+ * (hawkeye_memcg_collapse_capped). khugepaged sleeps meanwhile: a
+ * collapse of its own would add a THP that no fault counted.
  */
 TEST_F_TIMEOUT(containers, huge_cap_holds_before_allocation, 180)
 {
@@ -1474,6 +1491,7 @@ TEST_F_TIMEOUT(containers, huge_cap_holds_before_allocation, 180)
 	pid_t pid;
 	char c;
 
+	ASSERT_EQ(0, sysfs_write(KHUGEPAGED "scan_sleep_millisecs", "600000"));
 	ASSERT_EQ(0, sysfs_write(THP_SYSFS "enabled", "always"));
 	ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "1"));
 	ASSERT_EQ(0, cg_write(CG_A, "memory.thp.max", "8M"));
@@ -1489,23 +1507,76 @@ TEST_F_TIMEOUT(containers, huge_cap_holds_before_allocation, 180)
 	pid = cg_run(CG_A, fault_then_collapse, 256);
 	ASSERT_LT(0, pid);
 	ASSERT_EQ(1, read(ready[0], &c, 1));
+	EXPECT_EQ('f', c) TH_LOG("a byte differs");
 	thps = cg_long(CG_A, "memory.stat", "anon_thp") / HPAGE_SZ;
 	capped = vmstat("hawkeye_memcg_huge_capped") - capped0;
 	huge = vmstat("hawkeye_fault_prezeroed_2m") + vmstat("hawkeye_fault_sync_zero_2m") - huge0;
 	fallback = vmstat("thp_fault_fallback") - fallback0;
-	TH_LOG("THPs %ld, faults capped %ld, fallbacks %ld, 2 MB pages allocated at fault %ld, "
-	       "collapses capped %ld", thps, capped, fallback, huge,
-	       vmstat("hawkeye_memcg_collapse_capped") - collapse0);
-	EXPECT_EQ('r', c) TH_LOG("'x': a byte differs; 'c': MADV_COLLAPSE not EBUSY");
+	TH_LOG("THPs %ld, faults capped %ld, fallbacks %ld, 2 MB pages allocated at fault %ld",
+	       thps, capped, fallback, huge);
 	EXPECT_LT(0, thps);
 	EXPECT_GE(4, thps);
-	EXPECT_EQ(128, thps + capped + fallback);
+	EXPECT_EQ(128, thps + fallback);
+	EXPECT_LE(1, capped);
+	EXPECT_GE(fallback, capped);
 	EXPECT_GE(4, huge);
-	EXPECT_LE(1, vmstat("hawkeye_memcg_collapse_capped") - collapse0);
+
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	TH_LOG("MADV_COLLAPSE: '%c', collapses capped %ld", c,
+	       vmstat("hawkeye_memcg_collapse_capped") - collapse0);
+	if (thps == 4) {
+		EXPECT_EQ('r', c) TH_LOG("MADV_COLLAPSE at the cap did not fail with EBUSY");
+		EXPECT_LE(1, vmstat("hawkeye_memcg_collapse_capped") - collapse0);
+	}
 	ASSERT_EQ(1, write(go[1], "g", 1));
 	EXPECT_EQ(0, wait_status(pid));
 	/* Counted for the cgroup too, once its statistics are flushed. */
 	EXPECT_LE(capped, cg_long(CG_A, "memory.stat", "hawkeye_memcg_huge_capped"));
+	for (int i = 0; i < 2; i++) {
+		close(ready[i]);
+		close(go[i]);
+	}
+}
+
+/*
+ * Under the freebsd policy a cgroup capped at 0 gets no reservation (a
+ * 2 MB page that would only wait to be promoted): 16 MB faulted there in
+ * base pages, no reservation made, no THP, each range's first fault
+ * counted as capped; MADV_COLLAPSE fails with EBUSY.
+ */
+TEST_F_TIMEOUT(containers, huge_cap_holds_under_freebsd, 120)
+{
+	long reserve0 = vmstat("hawkeye_freebsd_reserve");
+	long capped0 = vmstat("hawkeye_memcg_huge_capped");
+	int ready[2], go[2];
+	pid_t pid;
+	char c;
+
+	ASSERT_EQ(0, sysfs_write(THP_SYSFS "enabled", "always"));
+	ASSERT_EQ(0, sysfs_write(PROMOTE "policy", "freebsd"));
+	ASSERT_EQ(0, cg_write(CG_A, "memory.thp.max", "0"));
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	ready_fd = ready[1];
+	go_fd = go[0];
+	pid = cg_run(CG_A, fault_then_collapse, 16);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	EXPECT_EQ('f', c) TH_LOG("a byte differs");
+	TH_LOG("reservations %ld, anon_thp %ld kB, faults capped %ld",
+	       vmstat("hawkeye_freebsd_reserve") - reserve0,
+	       cg_long(CG_A, "memory.stat", "anon_thp") / 1024,
+	       vmstat("hawkeye_memcg_huge_capped") - capped0);
+	EXPECT_EQ(0, vmstat("hawkeye_freebsd_reserve") - reserve0);
+	EXPECT_EQ(0, cg_long(CG_A, "memory.stat", "anon_thp"));
+	EXPECT_EQ(8, vmstat("hawkeye_memcg_huge_capped") - capped0);
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	EXPECT_EQ('r', c) TH_LOG("MADV_COLLAPSE at the cap did not fail with EBUSY");
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	EXPECT_EQ(0, wait_status(pid));
+	sysfs_write(PROMOTE "policy", "linux");
 	for (int i = 0; i < 2; i++) {
 		close(ready[i]);
 		close(go[i]);

@@ -140,13 +140,19 @@ DECLARE_STATIC_KEY_FALSE(hawkeye_huge_cap_key);
  * collapse does not happen. Off the static key, set by the first cap
  * written, nothing is checked.
  */
+#ifdef CONFIG_MEMCG
 static inline bool hawkeye_huge_capped(struct mm_struct *mm, bool collapse)
 {
-	if (IS_ENABLED(CONFIG_MEMCG) &&
-	    static_branch_unlikely(&hawkeye_huge_cap_key))
+	if (static_branch_unlikely(&hawkeye_huge_cap_key))
 		return __hawkeye_huge_capped(mm, collapse);
 	return false;
 }
+#else
+static inline bool hawkeye_huge_capped(struct mm_struct *mm, bool collapse)
+{
+	return false;
+}
+#endif
 
 /*
  * The zero-filled subpages above which reclaim's THP shrinker splits

@@ -249,6 +249,9 @@ static vm_fault_t reserve_fault(struct vm_fault *vmf)
 	if (present)
 		return VM_FAULT_FALLBACK;
 
+	/* No reservation that could never be promoted. */
+	if (hawkeye_huge_capped(mm, false))
+		return VM_FAULT_FALLBACK;
 	gfp = vma_thp_gfp_mask(vma);
 	folio = vma_alloc_folio(gfp, HPAGE_PMD_ORDER, vma, haddr, true);
 	if (!folio) {
@@ -364,6 +367,9 @@ static int reserve_promote(struct mm_struct *mm, unsigned long haddr)
 		ret = -EEXIST;
 		goto out;
 	}
+	ret = -EBUSY;
+	if (hawkeye_huge_capped(mm, true))
+		goto out;
 	ret = -EAGAIN;
 	pte = pte_offset_map_lock(mm, pmd, haddr, &ptl);
 	if (!pte)

@@ -372,6 +372,9 @@ void hawkeye_base_round(const struct hawkeye_base_rules *rules,
 				     metric, ret);
 		if (ret == -ENOMEM)
 			break;
+		/* Its cgroup refused (limit or cap): not again this round. */
+		if (ret == -EBUSY)
+			hm->base.exhausted = true;
 		cond_resched();
 	}
 	for (i = 0; i < n; i++)

@@ -230,6 +230,11 @@ bool __hawkeye_huge_capped(struct mm_struct *mm, bool collapse)
 	if (full) {
 		count_vm_event(event);
 		count_memcg_events(memcg, event, 1);
+		/* As every THP fault that maps smaller pages counts. */
+		if (!collapse) {
+			count_vm_event(THP_FAULT_FALLBACK);
+			count_mthp_stat(HPAGE_PMD_ORDER, MTHP_STAT_ANON_FAULT_FALLBACK);
+		}
 	}
 	mem_cgroup_put(memcg);
 	return full;
