@@ -120,6 +120,29 @@ static bool cg2_remounted;
 /* A child's pipes: it says 'r' on ready_fd and waits for a byte on go_fd. */
 static int ready_fd = -1, go_fd = -1;
 
+/* The pipes of the children a test starts (@ready, @go): 0 if made. */
+static int child_pipes_open(int ready[2], int go[2])
+{
+	if (pipe(ready))
+		return -1;
+	if (pipe(go)) {
+		close(ready[0]);
+		close(ready[1]);
+		return -1;
+	}
+	ready_fd = ready[1];
+	go_fd = go[0];
+	return 0;
+}
+
+static void child_pipes_close(int ready[2], int go[2])
+{
+	for (int i = 0; i < 2; i++) {
+		close(ready[i]);
+		close(go[i]);
+	}
+}
+
 /* The byte a test writes at offset @i of its mappings. */
 static unsigned char byte_at(size_t i)
 {
@@ -284,10 +307,7 @@ TEST_F_TIMEOUT(containers, recovery_saves_a_bloated_container, 300)
 		sleep_ms(50);
 	ASSERT_EQ(40960, rollup_kb(b, "AnonHugePages"));
 
-	ASSERT_EQ(0, pipe(ready));
-	ASSERT_EQ(0, pipe(go));
-	ready_fd = ready[1];
-	go_fd = go[0];
+	ASSERT_EQ(0, child_pipes_open(ready, go));
 	a = cg_run(CG_A, bloat_wait_grow, 140);
 	ASSERT_LT(0, a);
 	ASSERT_EQ(1, read(ready[0], &c, 1));
@@ -322,10 +342,7 @@ TEST_F_TIMEOUT(containers, recovery_saves_a_bloated_container, 300)
 		  vmstat("hawkeye_debloat_deferred_split"));
 	kill(b, SIGKILL);
 	waitpid(b, NULL, 0);
-	close(ready[0]);
-	close(ready[1]);
-	close(go[0]);
-	close(go[1]);
+	child_pipes_close(ready, go);
 }
 
 /*
@@ -523,10 +540,7 @@ TEST_F_TIMEOUT(containers, pressure_starts_recovery_without_oscillation, 360)
 	ASSERT_EQ(0, mkdir(x, 0755));
 	ASSERT_EQ(0, mkdir(y, 0755));
 	ASSERT_EQ(0, cg_write(y, "memory.max", "8M"));
-	ASSERT_EQ(0, pipe(ready));
-	ASSERT_EQ(0, pipe(go));
-	ready_fd = ready[1];
-	go_fd = go[0];
+	ASSERT_EQ(0, child_pipes_open(ready, go));
 	px = cg_run(x, bloated_and_steady, 64);
 	ASSERT_LT(0, px);
 	ASSERT_EQ(1, read(ready[0], &c, 1));
@@ -594,10 +608,7 @@ TEST_F_TIMEOUT(containers, pressure_starts_recovery_without_oscillation, 360)
 	ASSERT_EQ(1, write(go[1], "g", 1));
 	EXPECT_EQ(0, wait_status(px));
 	EXPECT_EQ(0, cg_long(CG_A, "memory.events", "oom_kill"));
-	close(ready[0]);
-	close(ready[1]);
-	close(go[0]);
-	close(go[1]);
+	child_pipes_close(ready, go);
 	rmdir(x);
 	rmdir(y);
 }
@@ -656,10 +667,7 @@ TEST_F_TIMEOUT(containers, partly_unmapped_huge_pages_freed_before_reclaim, 180)
 	ASSERT_EQ(0, cg_write(CG_A, "memory.max", "100M"));
 	ASSERT_EQ(0, cg_write(CG_B, "memory.max", "100M"));
 	ASSERT_EQ(0, cg_write(CG_B, "memory.thp.shrink_underused", "0"));
-	ASSERT_EQ(0, pipe(ready));
-	ASSERT_EQ(0, pipe(go));
-	ready_fd = ready[1];
-	go_fd = go[0];
+	ASSERT_EQ(0, child_pipes_open(ready, go));
 	pa = cg_run(CG_A, dense_then_dontneed, 88);
 	pb = cg_run(CG_B, dense_then_dontneed, 88);
 	ASSERT_LT(0, pa);
@@ -687,10 +695,7 @@ TEST_F_TIMEOUT(containers, partly_unmapped_huge_pages_freed_before_reclaim, 180)
 	ASSERT_EQ(2, write(go[1], "gg", 2));
 	EXPECT_EQ(0, wait_status(pa));
 	EXPECT_EQ(0, wait_status(pb));
-	close(ready[0]);
-	close(ready[1]);
-	close(go[0]);
-	close(go[1]);
+	child_pipes_close(ready, go);
 }
 
 /*
@@ -842,10 +847,7 @@ TEST_F_TIMEOUT(containers, reclaim_splits_at_recoverys_bar, 240)
 		ASSERT_EQ(0, cg_write(CG_A, "memory.max", "80M"));
 		ASSERT_EQ(0, cg_write(CG_A, "memory.swap.max", "0"));
 		ASSERT_EQ(0, cg_write(CG_A, "memory.thp.shrink_underused", off ? "0" : "1"));
-		ASSERT_EQ(0, pipe(ready));
-		ASSERT_EQ(0, pipe(go));
-		ready_fd = ready[1];
-		go_fd = go[0];
+		ASSERT_EQ(0, child_pipes_open(ready, go));
 		a = cg_run(CG_A, sparse_wait_check, 64);
 		ASSERT_LT(0, a);
 		ASSERT_EQ(1, read(ready[0], &c, 1));
@@ -875,10 +877,7 @@ TEST_F_TIMEOUT(containers, reclaim_splits_at_recoverys_bar, 240)
 		}
 		ASSERT_EQ(1, write(go[1], "g", 1));
 		EXPECT_EQ(0, wait_status(a));
-		close(ready[0]);
-		close(ready[1]);
-		close(go[0]);
-		close(go[1]);
+		child_pipes_close(ready, go);
 	}
 }
 
@@ -941,10 +940,7 @@ TEST_F_TIMEOUT(containers, partly_mapped_pieces_free_their_holes, 240)
 	ASSERT_EQ(0, sysfs_write(KHUGEPAGED "scan_sleep_millisecs", "600000"));
 	ASSERT_EQ(0, sysfs_write(THP_SYSFS "hugepages-64kB/enabled", "always"));
 	ASSERT_EQ(0, sysfs_write(DEBLOAT "mthp", "1"));
-	ASSERT_EQ(0, pipe(ready));
-	ASSERT_EQ(0, pipe(go));
-	ready_fd = ready[1];
-	go_fd = go[0];
+	ASSERT_EQ(0, child_pipes_open(ready, go));
 	pb = cg_run(CG_B, half_zero_half_holes, 64);
 	ASSERT_LT(0, pb);
 	ASSERT_EQ(1, read(ready[0], &c, 1));
@@ -965,10 +961,7 @@ TEST_F_TIMEOUT(containers, partly_mapped_pieces_free_their_holes, 240)
 
 	ASSERT_EQ(1, write(go[1], "g", 1));
 	EXPECT_EQ(0, wait_status(pb));
-	close(ready[0]);
-	close(ready[1]);
-	close(go[0]);
-	close(go[1]);
+	child_pipes_close(ready, go);
 }
 
 /*
@@ -1057,10 +1050,7 @@ TEST_F_TIMEOUT(containers, page_cache_does_not_split_huge_pages, 300)
 		SKIP(return, "no block device of 320 MB to read");
 	ASSERT_EQ(0, cg_write(CG_A, "memory.max", "256M"));
 	ASSERT_EQ(0, cg_write(CG_A, "memory.swap.max", "0"));
-	ASSERT_EQ(0, pipe(ready));
-	ASSERT_EQ(0, pipe(go));
-	ready_fd = ready[1];
-	go_fd = go[0];
+	ASSERT_EQ(0, child_pipes_open(ready, go));
 	p = cg_run(CG_A, dense_thps, 64);
 	ASSERT_LT(0, p);
 	ASSERT_EQ(1, read(ready[0], &c, 1));
@@ -1082,10 +1072,7 @@ TEST_F_TIMEOUT(containers, page_cache_does_not_split_huge_pages, 300)
 	EXPECT_EQ(0, vmstat("hawkeye_debloat_memcg_episode") - episodes0);
 	ASSERT_EQ(1, write(go[1], "g", 1));
 	EXPECT_EQ(0, wait_status(p));
-	close(ready[0]);
-	close(ready[1]);
-	close(go[0]);
-	close(go[1]);
+	child_pipes_close(ready, go);
 }
 
 /*
@@ -1131,10 +1118,7 @@ TEST_F_TIMEOUT(containers, streaming_at_the_limit_walks_nothing, 300)
 		SKIP(return, "no block device of 320 MB to read");
 	ASSERT_EQ(0, cg_write(CG_A, "memory.max", "96M"));
 	ASSERT_EQ(0, cg_write(CG_A, "memory.swap.max", "0"));
-	ASSERT_EQ(0, pipe(ready));
-	ASSERT_EQ(0, pipe(go));
-	ready_fd = ready[1];
-	go_fd = go[0];
+	ASSERT_EQ(0, child_pipes_open(ready, go));
 	p = cg_run(CG_A, base_pages_wait, 64);
 	ASSERT_LT(0, p);
 	ASSERT_EQ(1, read(ready[0], &c, 1));
@@ -1155,10 +1139,7 @@ TEST_F_TIMEOUT(containers, streaming_at_the_limit_walks_nothing, 300)
 	EXPECT_EQ(0, vmstat("hawkeye_debloat_bytes_read") - read0);
 	ASSERT_EQ(1, write(go[1], "g", 1));
 	EXPECT_EQ(0, wait_status(p));
-	for (int i = 0; i < 2; i++) {
-		close(ready[i]);
-		close(go[i]);
-	}
+	child_pipes_close(ready, go);
 }
 
 /*
@@ -1178,10 +1159,7 @@ TEST_F_TIMEOUT(containers, processes_exit_during_recovery, 300)
 
 	ASSERT_EQ(0, sysfs_write(DEBLOAT "low_pct", "10"));
 	ASSERT_EQ(0, cg_write(CG_A, "memory.max", "160M"));
-	ASSERT_EQ(0, pipe(ready));
-	ASSERT_EQ(0, pipe(go));
-	ready_fd = ready[1];
-	go_fd = go[0];
+	ASSERT_EQ(0, child_pipes_open(ready, go));
 	for (int round = 0; round < 3; round++) {
 		long split0 = vmstat("hawkeye_debloat_thp_split");
 		pid_t pids[5];
@@ -1211,10 +1189,7 @@ TEST_F_TIMEOUT(containers, processes_exit_during_recovery, 300)
 		       cg_long(CG_A, "memory.current", NULL) / 1024);
 		ASSERT_GT(4 * MB, cg_long(CG_A, "memory.current", NULL));
 	}
-	for (int i = 0; i < 2; i++) {
-		close(ready[i]);
-		close(go[i]);
-	}
+	child_pipes_close(ready, go);
 }
 
 /* A hot process: @mb of promotable memory, every page written, forever. */
@@ -1495,10 +1470,7 @@ TEST_F_TIMEOUT(containers, huge_cap_holds_before_allocation, 180)
 	ASSERT_EQ(0, sysfs_write(THP_SYSFS "enabled", "always"));
 	ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "1"));
 	ASSERT_EQ(0, cg_write(CG_A, "memory.thp.max", "8M"));
-	ASSERT_EQ(0, pipe(ready));
-	ASSERT_EQ(0, pipe(go));
-	ready_fd = ready[1];
-	go_fd = go[0];
+	ASSERT_EQ(0, child_pipes_open(ready, go));
 	huge0 = vmstat("hawkeye_fault_prezeroed_2m") + vmstat("hawkeye_fault_sync_zero_2m");
 	fallback0 = vmstat("thp_fault_fallback");
 	/* The machine's events: memory.stat's may lag by rstat's batch. */
@@ -1533,10 +1505,7 @@ TEST_F_TIMEOUT(containers, huge_cap_holds_before_allocation, 180)
 	EXPECT_EQ(0, wait_status(pid));
 	/* Counted for the cgroup too, once its statistics are flushed. */
 	EXPECT_LE(capped, cg_long(CG_A, "memory.stat", "hawkeye_memcg_huge_capped"));
-	for (int i = 0; i < 2; i++) {
-		close(ready[i]);
-		close(go[i]);
-	}
+	child_pipes_close(ready, go);
 }
 
 /*
@@ -1556,10 +1525,7 @@ TEST_F_TIMEOUT(containers, huge_cap_holds_under_freebsd, 120)
 	ASSERT_EQ(0, sysfs_write(THP_SYSFS "enabled", "always"));
 	ASSERT_EQ(0, sysfs_write(PROMOTE "policy", "freebsd"));
 	ASSERT_EQ(0, cg_write(CG_A, "memory.thp.max", "0"));
-	ASSERT_EQ(0, pipe(ready));
-	ASSERT_EQ(0, pipe(go));
-	ready_fd = ready[1];
-	go_fd = go[0];
+	ASSERT_EQ(0, child_pipes_open(ready, go));
 	pid = cg_run(CG_A, fault_then_collapse, 16);
 	ASSERT_LT(0, pid);
 	ASSERT_EQ(1, read(ready[0], &c, 1));
@@ -1577,10 +1543,7 @@ TEST_F_TIMEOUT(containers, huge_cap_holds_under_freebsd, 120)
 	ASSERT_EQ(1, write(go[1], "g", 1));
 	EXPECT_EQ(0, wait_status(pid));
 	sysfs_write(PROMOTE "policy", "linux");
-	for (int i = 0; i < 2; i++) {
-		close(ready[i]);
-		close(go[i]);
-	}
+	child_pipes_close(ready, go);
 }
 
 #define CRUN "/usr/bin/crun"
