@@ -21,15 +21,19 @@
 # repetitions); -n stops each after T1 (throughput without pressure only).
 #
 # Containers (-g FACTOR): the server runs in the memory cgroup bench-redis.
-# The first configuration, Linux-4KB, runs without a limit; its peak
-# (memory.peak) times FACTOR is memory.max for the others:
+# Linux-4KB runs without a limit; its peak (memory.peak) times FACTOR is
+# memory.max for the configurations after it, up to the next Linux-4KB (so
+# interleaved rounds, "Linux-4KB/1 HawkEye/1 Linux-4KB/2 HawkEye/2", each
+# have their own limit):
 #   Linux-2MB-409  THP always, max_ptes_none 409: 6.12's THP shrinker
 #                  splits underused THPs once reclaim runs (Meta's setting)
 #   HawkEye-global HawkEye with recovery off in the cgroup: the paper's
 #                  design, whose watermarks are the machine's
-#   HawkEye-3      HawkEye, beside two xsbench containers (bench-xs1,
-#                  bench-xs2: memory.thp.weight 100 and 300, XS_MB each,
-#                  faulted in base pages) that hawkeye-g promotes meanwhile
+#   HawkEye-3      HawkEye, beside two xsbench containers that hawkeye-g
+#                  promotes meanwhile: bench-xs1 (memory.thp.weight 100, one
+#                  xsbench) and bench-xs2 (300), whose children a and b
+#                  (100 and 300) run one each; XS_MB each, every region hot,
+#                  faulted in base pages
 #
 #   bench/bloat.sh -o OUTFILE [-b BINDIR] [-d DATA_PCT] [-x DEL_PCT]
 #                  [-s SETTLE] [-t TPUT] [-c CONFIGS] [-n] [-g FACTOR]
@@ -38,7 +42,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=results/raw/bloat.jsonl bindir=$here/../build/bench
 data_pct=65 del_pct=70 settle=60 tput=20 seed=1
-configs="Linux-4KB Linux-2MB HawkEye" no_pressure= factor= XS_MB=${XS_MB:-64}
+configs="Linux-4KB Linux-2MB HawkEye" no_pressure= factor= XS_MB=${XS_MB:-160}
 usage() {
 	echo "usage: $0 [-o OUTFILE] [-b BINDIR] [-d DATA_PCT] [-x DEL_PCT] [-s SETTLE] [-t TPUT] [-c CONFIGS] [-n] [-g FACTOR]" >&2
 	exit 2
@@ -90,47 +94,66 @@ printf '{"type": "env", %s, "mem_total_kb": %s, "swap_total_kb": %s, "cpus": %s,
 	"$(env_json)" "$memtotal" "$(mem SwapTotal)" "$(nproc)" $keys "$data_pct" "$del_pct" "$XS_MB" \
 	"$(redis-server --version | awk '{print $3}' | cut -d= -f2)" >>"$out"
 
-# cg_new NAME: a fresh memory cgroup (so that its peak and events start at 0).
-cg_new() {
+# cg_new NAME: a fresh memory cgroup (so that its peak and events start at
+# 0); cg_del NAME removes one, once its last process has exited.
+cg_del() {
 	for _ in $(seq 50); do
-		[ -d $CG/$1 ] && ! rmdir $CG/$1 2>/dev/null || break
-		sleep 0.2	# its last process is still exiting
+		[ -d $CG/$1 ] && ! rmdir $CG/$1 2>/dev/null || return 0
+		sleep 0.2
 	done
+	return 1
+}
+cg_new() {
+	cg_del "$1"
 	mkdir $CG/$1
 }
 cg_stat() { awk -v k="$2" '$1 == k {print $2}' $CG/$1/memory.stat; }
 cg_event() { awk -v k="$2" '$1 == k {print $2}' $CG/$1/memory.events; }
 
-# xs_start: HawkEye-3's two xsbench containers, their memory faulted in
-# base pages (memory.thp.max 0 meanwhile: a THP fault takes base pages
-# without allocating one, and khugepaged knows the process);
-# then, from P1 on (xs_release), hawkeye-g promotes it.
+# xs_start: HawkEye-3's xsbench containers, flat (bench-xs1 beside
+# bench-xs2) and nested (bench-xs2/a beside bench-xs2/b), every region
+# hot (-f 1.0): weights order promotions within a bucket of access
+# coverage, so all regions are in one. Their memory is faulted in base
+# pages (memory.thp.max 0 meanwhile: a THP fault takes base pages without
+# allocating one, and khugepaged knows the process); then, from P1 on
+# (xs_release), hawkeye-g promotes it.
+XS_CGS="bench-xs1 bench-xs2/a bench-xs2/b" XS_ALL="bench-xs1 bench-xs2 bench-xs2/a bench-xs2/b"
 xs_start() {
-	local i w
+	local cg i
 	xs_pids=
-	rm -f /tmp/bloat-xs1.out /tmp/bloat-xs2.out
-	for i in 1 2; do
-		w=$((i == 1 ? 100 : 300))
-		cg_new bench-xs$i
-		echo $w >$CG/bench-xs$i/memory.thp.weight
-		echo 0 >$CG/bench-xs$i/memory.thp.max
-		sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' $CG/bench-xs$i \
-			"$bindir/xsbench" -m "$XS_MB" -w -d 100000 -l xs$i >/tmp/bloat-xs$i.out &
+	cg_new bench-xs1
+	echo 100 >$CG/bench-xs1/memory.thp.weight
+	cg_del bench-xs2/a
+	cg_del bench-xs2/b
+	cg_new bench-xs2
+	echo 300 >$CG/bench-xs2/memory.thp.weight
+	echo +memory >$CG/bench-xs2/cgroup.subtree_control
+	cg_new bench-xs2/a
+	cg_new bench-xs2/b
+	echo 100 >$CG/bench-xs2/a/memory.thp.weight
+	echo 300 >$CG/bench-xs2/b/memory.thp.weight
+	i=0
+	for cg in $XS_CGS; do
+		i=$((i + 1))
+		echo 0 >$CG/$cg/memory.thp.max
+		rm -f /tmp/bloat-xs$i.out
+		sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' $CG/$cg \
+			"$bindir/xsbench" -m "$XS_MB" -f 1.0 -w -d 100000 -l xs$i >/tmp/bloat-xs$i.out &
 		xs_pids+=" $!"
 	done
-	for i in 1 2; do
-		for _ in $(seq 600); do grep -q ready /tmp/bloat-xs$i.out && break; sleep 0.2; done
+	for i in 1 2 3; do
+		for _ in $(seq 1200); do grep -q ready /tmp/bloat-xs$i.out && break; sleep 0.2; done
 	done
 	# hawkeye-g (khugepaged leaves them alone), sampling them meanwhile.
 	echo 2000 >$H/promote/sleep_ms
-	echo 4 >$H/promote/batch
+	echo 8 >$H/promote/batch
 	echo 5000 >$H/promote/scan_period_ms
 	echo hawkeye-g >$H/promote/policy
 	kill -USR1 $xs_pids
 }
 xs_release() {
-	echo max >$CG/bench-xs1/memory.thp.max
-	echo max >$CG/bench-xs2/memory.thp.max
+	local cg
+	for cg in $XS_CGS; do echo max >$CG/$cg/memory.thp.max; done
 }
 
 setup() {
@@ -206,10 +229,12 @@ for config in $configs; do
 	cgs=
 	if [ -n "$factor" ]; then
 		cg_new bench-redis
+		# Linux-4KB runs without a limit: its peak sets the next ones'.
+		[ "${config%/*}" != Linux-4KB ] || limit=
 		[ -z "${limit:-}" ] || echo "$limit" >$CG/bench-redis/memory.max
 		# The paper's design: recovery for the machine only.
 		[ "${config%/*}" != HawkEye-global ] || echo 0 >$CG/bench-redis/memory.thp.shrink_underused
-		cgs="bench-redis${xs_pids:+ bench-xs1 bench-xs2}"
+		cgs="bench-redis${xs_pids:+ $XS_ALL}"
 	fi
 	redis_server $sock /tmp/bloat-redis.log ${factor:+$CG/bench-redis}
 	oom0=$(vm oom_kill)
@@ -251,12 +276,12 @@ for config in $configs; do
 		"$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')" >>"$out"
 	# HawkEye-3's xsbench containers, while they run.
 	xs_json=
-	for i in ${xs_pids:+1 2}; do
-		xs_json+=$(printf '%s"bench-xs%s": {"weight": %s, "promoted": %s, "thp_kb": %s, "thp_split": %s}' \
-			"${xs_json:+, }" $i "$(cat $CG/bench-xs$i/memory.thp.weight)" \
-			"$(cg_stat bench-xs$i hawkeye_promote_success)" \
-			$(($(cg_stat bench-xs$i anon_thp) / 1024)) \
-			"$(cg_stat bench-xs$i hawkeye_debloat_thp_split)")
+	for cg in ${xs_pids:+$XS_ALL}; do
+		xs_json+=$(printf '%s"%s": {"weight": %s, "promoted": %s, "thp_kb": %s, "thp_split": %s}' \
+			"${xs_json:+, }" $cg "$(cat $CG/$cg/memory.thp.weight)" \
+			"$(cg_stat $cg hawkeye_promote_success)" \
+			$(($(cg_stat $cg anon_thp) / 1024)) \
+			"$(cg_stat $cg hawkeye_debloat_thp_split)")
 	done
 	cpu_watch_stop bloat "$config" >>"$out"
 	kill -9 "$redis_pid" 2>/dev/null || true
@@ -276,8 +301,7 @@ for config in $configs; do
 			"$(cg_event $r oom_kill)" "$(cg_stat $r pgscan)" \
 			"$(cg_stat $r hawkeye_debloat_thp_split)" "$(cg_stat $r hawkeye_debloat_zero_pages_freed)" >>"$out"
 		echo "$xs_json}}" >>"$out"
-		# Linux-4KB's peak sets the limit of the others.
-		[ -n "${limit:-}" ] || limit=$(awk -v p="$(cat $CG/$r/memory.peak)" -v f="$factor" \
+		[ "${config%/*}" != Linux-4KB ] || limit=$(awk -v p="$(cat $CG/$r/memory.peak)" -v f="$factor" \
 			'BEGIN {printf "%d", p * f / 4096 * 4096}')
 	fi
 done

@@ -8,15 +8,18 @@ Memory is the server's footprint: resident plus swapped out (VmRSS +
 VmSwap), so that a configuration cannot look small by swapping. A run in
 containers (bloat.sh -g) also has "container" lines: "containers" then
 holds each configuration's cgroup figures (limit, peak, OOM kills, swap,
-huge pages held), the xsbench containers' promotions, and the goals of
-issue 17; the plot shows the cgroups' memory.current.
+huge pages held), the xsbench containers' promotions, and the containers'
+goals; the plot shows the cgroups' memory.current. Configurations repeated
+as NAME/N (interleaved rounds) are compared round by round: each ratio is
+reported as its median, its range and its value in each round, and a goal
+is met when it holds in every round.
 """
 import json
 import os
 import statistics
 import sys
 
-from report_io import REPO, arg_parser, write_json
+from report_io import REPO, arg_parser, median_and_range, write_json
 
 GOALS = {
     # Under pressure HawkEye's footprint is within 10% of Linux-4KB's.
@@ -28,6 +31,13 @@ GOALS = {
     # free (after the deletion).
     "container_peak_vs_4kb_max": 1.05,
     "container_huge_vs_2mb_min": 0.95,
+    # Promotions between containers by memory.thp.weight (1:3), flat and
+    # nested, within this fraction of the weights' ratio.
+    "container_weights_tolerance": 0.10,
+    # Recovery splitting to mTHP against splitting to 4 KB: at most this
+    # much more memory, at least this much more huge + mTHP memory kept.
+    "split_mthp_vs_4kb_memory_max": 1.02,
+    "split_mthp_vs_4kb_large_kept_min": 5.0,
 }
 
 
@@ -91,6 +101,35 @@ def ratio(a, b):
     return a / b if a is not None and b else None
 
 
+def rounds(labels):
+    """Interleaved repetitions: {N: {NAME: label}} for the labels NAME/N
+    (a plain NAME is in round "1")."""
+    out = {}
+    for label in labels:
+        name, _, n = label.partition("/")
+        out.setdefault(n or "1", {})[name] = label
+    return out
+
+
+def by_round(per, fn, *names):
+    """fn(per[NAME] for each of NAMES) in each round that ran them all,
+    where it is not None: {N: value}."""
+    out = {}
+    for n, r in rounds(per).items():
+        if all(name in r for name in names):
+            v = fn(*(per[r[name]] for name in names))
+            if v is not None:
+                out[n] = v
+    return out
+
+
+def put_spread(d, key, vals):
+    """d[key] the median of vals ({round: value}), d[key + "_range"] their
+    range, d[key + "_rounds"] the values; d[key] None without any."""
+    d[key], d[key + "_range"] = median_and_range(vals.values())
+    d[key + "_rounds"] = vals
+
+
 def summarize(data):
     configs = list(dict.fromkeys(s["config"] for s in data["sample"] + data["end"]))
     out = {}
@@ -100,7 +139,6 @@ def summarize(data):
                                   [s for s in data["step"] if s["config"] == c],
                                   ends[-1] if ends else None)
     k4, m2, hk = (out.get(c, {}) for c in ("Linux-4KB", "Linux-2MB", "HawkEye"))
-    to4k, tomthp = (out.get(c, {}) for c in ("HawkEye-64KB-split4KB", "HawkEye-64KB"))
 
     def large_kb(d, phase):
         h, m = d.get(f"huge_{phase}_kb"), d.get(f"mthp_{phase}_kb")
@@ -114,13 +152,16 @@ def summarize(data):
                                            m2.get("throughput_no_pressure")),
         "linux4kb_vs_2mb_throughput": ratio(k4.get("throughput_no_pressure"),
                                             m2.get("throughput_no_pressure")),
-        # Issue 18, with 64 KB mTHP on: recovery splitting to the largest
-        # dense size against splitting to 4 KB.
-        "split_mthp_vs_4kb_memory": ratio(tomthp.get("memory_under_pressure_kb"),
-                                          to4k.get("memory_under_pressure_kb")),
-        "split_mthp_vs_4kb_large_kept": ratio(large_kb(tomthp, "under_pressure"),
-                                              large_kb(to4k, "under_pressure")),
     }
+    # With 64 KB mTHP on: recovery splitting to the largest dense size
+    # against splitting to 4 KB, round by round.
+    mthp = ("HawkEye-64KB", "HawkEye-64KB-split4KB")
+    put_spread(cmp, "split_mthp_vs_4kb_memory", by_round(
+        out, lambda m, k: ratio(m.get("memory_under_pressure_kb"),
+                                k.get("memory_under_pressure_kb")), *mthp))
+    put_spread(cmp, "split_mthp_vs_4kb_large_kept", by_round(
+        out, lambda m, k: ratio(large_kb(m, "under_pressure"),
+                                large_kb(k, "under_pressure")), *mthp))
     goals = {
         "hawkeye_memory_within_10pct_of_4kb":
             cmp["hawkeye_vs_4kb_memory"] <= GOALS["hawkeye_vs_4kb_memory_max"]
@@ -129,6 +170,12 @@ def summarize(data):
             cmp["hawkeye_vs_2mb_throughput"] >= GOALS["hawkeye_vs_2mb_throughput_min"]
             if cmp["hawkeye_vs_2mb_throughput"] is not None else None,
     }
+    if cmp["split_mthp_vs_4kb_memory"] is not None:
+        goals["split_mthp_memory_within_2pct_of_4kb"] = (
+            cmp["split_mthp_vs_4kb_memory_range"][1] <= GOALS["split_mthp_vs_4kb_memory_max"])
+    if cmp["split_mthp_vs_4kb_large_kept"] is not None:
+        goals["split_mthp_keeps_5x_large"] = (
+            cmp["split_mthp_vs_4kb_large_kept_range"][0] >= GOALS["split_mthp_vs_4kb_large_kept_min"])
     res = {"env": data["env"][0] if data["env"] else {}, "configs": out,
            "comparisons": cmp, "goals": goals, "thread_cpu": data.get("thread_cpu", []),
            "repeated": repeated(out)}
@@ -138,21 +185,28 @@ def summarize(data):
 
 
 def first_promotions(samples, n):
-    """The xsbench containers' promotions at the first sample where they
-    add up to n or more. With n half of their regions, neither has all
-    its regions promoted yet, and regions of all buckets are in it:
-    weights order promotions within a bucket only, and the hottest bucket
-    (xsbench's hot eighth) goes first whatever the weights."""
+    """The xsbench containers' promotions (each cgroup's, a parent's
+    counting its children's) at the first sample where those of the
+    cgroups that run them (the leaves) add up to n or more. With n one
+    process's regions, none has all its regions promoted yet: the
+    weights' ratio is in the counts."""
     for s in samples:
-        cg = s.get("cgroups", {})
-        got = {k: v["promoted"] for k, v in cg.items() if k.startswith("bench-xs")}
-        if got and sum(got.values()) >= n:
-            return got
+        cg = {k: v["promoted"] for k, v in s.get("cgroups", {}).items()
+              if k.startswith("bench-xs")}
+        leaves = [k for k in cg if not any(o.startswith(k + "/") for o in cg)]
+        if leaves and sum(cg[k] for k in leaves) >= n:
+            return cg
     return None
+
+
+def weights_ratio(fp, light, heavy):
+    """heavy's promotions over light's, where light has any."""
+    return fp[heavy] / fp[light] if fp and fp.get(light) and heavy in fp else None
 
 
 def containers(data, configs):
     """The cgroup figures of a run in containers (bloat.sh -g)."""
+    env = data["env"][0] if data["env"] else {}
     per = {}
     for rec in data["container"]:
         c = rec["config"]
@@ -175,35 +229,55 @@ def containers(data, configs):
                       huge_under_pressure_kb=mean_in("T2", "thp_kb"),
                       memory_no_pressure_kb=mean_in("T1", "kb"),
                       max_swap_kb=max((r["swap_kb"] for r in redis), default=None),
-                      # half their regions: XS_MB / 2 of 2 MB each, two of them
-                      first_promotions=first_promotions(ss, (data["env"][0].get("xs_mb", 16)
-                                                             if data["env"] else 16) // 2))
-    k4, m2, hk = (per.get(c, {}) for c in ("Linux-4KB", "Linux-2MB", "HawkEye"))
-    peak = ratio(hk.get("peak_kb"), k4.get("peak_kb"))
-    sampled = ratio(hk.get("peak_footprint_kb"), k4.get("peak_footprint_kb"))
-    huge = ratio(hk.get("huge_share_while_free"), m2.get("huge_share_while_free"))
+                      # one process's regions: XS_MB / 2 of 2 MB each
+                      first_promotions=first_promotions(ss, env.get("xs_mb", 16) // 2))
+    res = {"configs": per}
+    put_spread(res, "hawkeye_vs_4kb_peak", by_round(
+        per, lambda h, k: ratio(h.get("peak_kb"), k.get("peak_kb")), "HawkEye", "Linux-4KB"))
+    put_spread(res, "hawkeye_vs_4kb_sampled_peak", by_round(
+        per, lambda h, k: ratio(h.get("peak_footprint_kb"), k.get("peak_footprint_kb")),
+        "HawkEye", "Linux-4KB"))
+    put_spread(res, "hawkeye_vs_2mb_huge", by_round(
+        per, lambda h, m: ratio(h.get("huge_share_while_free"), m.get("huge_share_while_free")),
+        "HawkEye", "Linux-2MB"))
+    # Weights 100:300, flat (bench-xs1 beside bench-xs2) and nested (its
+    # children a and b).
+    put_spread(res, "weights_flat", by_round(
+        per, lambda t: weights_ratio(t.get("first_promotions"), "bench-xs1", "bench-xs2"),
+        "HawkEye-3"))
+    put_spread(res, "weights_nested", by_round(
+        per, lambda t: weights_ratio(t.get("first_promotions"), "bench-xs2/a", "bench-xs2/b"),
+        "HawkEye-3"))
+    hawkeye = [k for k in per if k.startswith("HawkEye")]
+
+    def at_most(key, bar):
+        return res[key + "_range"][1] <= bar if res[key] is not None else None
+
+    def near(key, want):
+        tol = GOALS["container_weights_tolerance"]
+        lo, hi = res[key + "_range"] or (None, None)
+        return lo >= want * (1 - tol) and hi <= want * (1 + tol) if res[key] is not None else None
     goals = {
-        "hawkeye_never_killed": not any(v["killed"] for k, v in per.items()
-                                        if k.startswith("HawkEye")) if hk else None,
+        "hawkeye_never_killed": not any(per[k]["killed"] for k in hawkeye) if hawkeye else None,
         # memory.peak: the cgroup's high-water mark, touched by any
         # transient charge; and the server's RSS + swap sampled 1/s.
-        "hawkeye_peak_within_5pct_of_4kb":
-            peak <= GOALS["container_peak_vs_4kb_max"] if peak is not None else None,
-        "hawkeye_sampled_peak_within_5pct_of_4kb":
-            sampled <= GOALS["container_peak_vs_4kb_max"] if sampled is not None else None,
+        "hawkeye_peak_within_5pct_of_4kb": at_most("hawkeye_vs_4kb_peak",
+                                                   GOALS["container_peak_vs_4kb_max"]),
+        "hawkeye_sampled_peak_within_5pct_of_4kb": at_most("hawkeye_vs_4kb_sampled_peak",
+                                                           GOALS["container_peak_vs_4kb_max"]),
         "hawkeye_holds_2mb_huge_pages_while_free":
-            huge >= GOALS["container_huge_vs_2mb_min"] if huge is not None else None,
+            res["hawkeye_vs_2mb_huge_range"][0] >= GOALS["container_huge_vs_2mb_min"]
+            if res["hawkeye_vs_2mb_huge"] is not None else None,
     }
-    three = per.get("HawkEye-3", {})
-    if three.get("xs"):
+    threes = [v for k, v in per.items() if k.partition("/")[0] == "HawkEye-3" and v.get("xs")]
+    if threes:
         goals["xsbench_containers_keep_huge_pages"] = all(
-            x["thp_split"] == 0 for x in three["xs"].values())
-        fp = three.get("first_promotions") or {}
-        if sum(fp.values()):
-            goals["promotions_follow_weights"] = fp.get("bench-xs2", 0) >= 2 * fp.get("bench-xs1", 0)
-    return {"configs": per, "hawkeye_vs_4kb_peak": peak, "hawkeye_vs_4kb_sampled_peak": sampled,
-            "hawkeye_vs_2mb_huge": huge,
-            "goals": goals}
+            x["thp_split"] == 0 for t in threes for x in t["xs"].values())
+        for key in ("weights_flat", "weights_nested"):
+            if res[key] is not None:
+                goals[f"promotions_follow_{key}"] = near(key, 3.0)
+    res["goals"] = goals
+    return res
 
 
 def repeated(configs):
@@ -253,8 +327,13 @@ def format_text(s):
                    f"  {_gb(d['huge_no_pressure_kb'])}  {_k(d['throughput_no_pressure'])}"
                    f" {_k(d['throughput_under_pressure'])}  {d['thp_split'] or 0:6d}  {oom:3s}"
                    f"  {_gb(d['mthp_under_pressure_kb'])}")
-    for k, v in s["comparisons"].items():
-        out.append(f"  {k:28s} {'n/a' if v is None else f'{v:.3f}'}")
+    cmp = s["comparisons"]
+    for k, v in cmp.items():
+        if k.endswith(("_range", "_rounds")):
+            continue
+        rng = cmp.get(k + "_range")
+        out.append(f"  {k:28s} {'n/a' if v is None else f'{v:.3f}'}"
+                   + (f" ({rng[0]:.3f}-{rng[1]:.3f})" if rng and rng[0] != rng[1] else ""))
     for k, v in s["goals"].items():
         out.append(f"  goal {k:40s} {'n/a' if v is None else ('met' if v else 'NOT met')}")
     rep = s.get("repeated") or {}
@@ -284,16 +363,18 @@ def format_text(s):
 
 def plot_containers(data, path):
     """Figure 1 per cgroup: the Redis container's memory.current for each
-    configuration, its limit dashed; then HawkEye-3's three containers."""
+    configuration of the first round, its limit dashed; then HawkEye-3's
+    containers."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     limits = {r["config"]: r["limit_kb"] for r in data["container"]}
-    three = [s for s in data["sample"] if s["config"] == "HawkEye-3" and "cgroups" in s]
+    first = next(iter(rounds(dict.fromkeys(s["config"] for s in data["sample"])).values()), {})
+    three = [s for s in data["sample"] if s["config"] == first.get("HawkEye-3") and "cgroups" in s]
     fig, axes = plt.subplots(2 if three else 1, 1, figsize=(8, 7 if three else 4.5), squeeze=False)
     ax = axes[0][0]
-    for c in dict.fromkeys(s["config"] for s in data["sample"]):
+    for c in first.values():
         ss = [s for s in data["sample"] if s["config"] == c and "cgroups" in s]
         line, = ax.plot([s["t"] for s in ss], [s["cgroups"]["bench-redis"]["kb"] / 1024 for s in ss],
                         label=c)
@@ -313,7 +394,8 @@ def plot_containers(data, path):
                     color=line.get_color(), label=f"{cg} huge pages")
         ax.set_xlabel("time (s)")
         ax.set_ylabel("MiB")
-        ax.set_title("HawkEye-3: Redis beside two xsbench containers (weights 100, 300)", fontsize=9)
+        ax.set_title("HawkEye-3: Redis beside xsbench containers (weights 100 and 300, "
+                     "bench-xs2's children 100 and 300)", fontsize=9)
         ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=120)

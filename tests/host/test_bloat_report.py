@@ -123,10 +123,13 @@ def in_container(config, limit, peak, thp_t1, killed=0, xs=None):
     return lines
 
 
+XS_FLAT_NESTED = {"bench-xs1": 4, "bench-xs2": 12, "bench-xs2/a": 3, "bench-xs2/b": 9}
+
+
 def test_containers(tmp_path):
     lines = (in_container("Linux-4KB", 0, 1000, 0) + in_container("Linux-2MB", 1100, 1100, 200, killed=1)
              + in_container("HawkEye", 1100, 1040, 200)
-             + in_container("HawkEye-3", 1100, 1060, 190, xs={"bench-xs1": 2, "bench-xs2": 6}))
+             + in_container("HawkEye-3", 1100, 1060, 190, xs=XS_FLAT_NESTED))
     c = report.summarize(report.read(lines))["containers"]
     hk = c["configs"]["HawkEye"]
     assert c["configs"]["Linux-2MB"]["killed"] and not hk["killed"]
@@ -134,14 +137,17 @@ def test_containers(tmp_path):
     assert hk["huge_share_while_free"] == 200 / 600  # at half the limit, in P1
     assert c["configs"]["Linux-4KB"]["huge_share_while_free"] is None  # no limit
     assert c["hawkeye_vs_4kb_peak"] == 1.04 and c["hawkeye_vs_2mb_huge"] == 1.0
-    # the first sample where the xsbench containers have half their 16
-    # regions (env xs_mb MB each, 16 when not recorded) promoted: 8
-    assert c["configs"]["HawkEye-3"]["first_promotions"] == {"bench-xs1": 2, "bench-xs2": 6}
+    # the first sample where the processes' cgroups (the leaves) have one
+    # process's regions (env xs_mb MB each, 16 when not recorded: 8)
+    # promoted; a parent counts its children's
+    assert c["configs"]["HawkEye-3"]["first_promotions"] == XS_FLAT_NESTED
+    assert c["weights_flat"] == 3.0 and c["weights_nested"] == 3.0
     assert c["goals"] == {"hawkeye_never_killed": True, "hawkeye_peak_within_5pct_of_4kb": True,
                           "hawkeye_sampled_peak_within_5pct_of_4kb": True,
                           "hawkeye_holds_2mb_huge_pages_while_free": True,
                           "xsbench_containers_keep_huge_pages": True,
-                          "promotions_follow_weights": True}
+                          "promotions_follow_weights_flat": True,
+                          "promotions_follow_weights_nested": True}
     report.plot(report.read(lines), str(tmp_path / "c.png"))
     assert (tmp_path / "c.png").read_bytes()[:4] == b"\x89PNG"
     # a bloated peak, a kill: not met
@@ -152,3 +158,49 @@ def test_containers(tmp_path):
                  "hawkeye_sampled_peak_within_5pct_of_4kb": True,
                  "hawkeye_holds_2mb_huge_pages_while_free": False}
     assert "NOT met" in report.format_text(report.summarize(report.read(lines)))
+
+
+def test_containers_in_rounds():
+    """Interleaved rounds: each round's ratios against its own Linux-4KB,
+    a goal met only when it holds in every round."""
+    skewed = dict(XS_FLAT_NESTED, **{"bench-xs2/a": 4, "bench-xs2/b": 8})
+    lines = (in_container("Linux-4KB/1", 0, 1000, 0) + in_container("HawkEye/1", 1100, 1040, 200)
+             + in_container("HawkEye-3/1", 1100, 1060, 190, xs=XS_FLAT_NESTED)
+             + in_container("Linux-4KB/2", 0, 2000, 0) + in_container("HawkEye/2", 2200, 2120, 200)
+             + in_container("HawkEye-3/2", 2200, 2100, 190, xs=skewed))
+    c = report.summarize(report.read(lines))["containers"]
+    assert c["hawkeye_vs_4kb_peak_rounds"] == {"1": 1.04, "2": 1.06}
+    assert c["hawkeye_vs_4kb_peak"] == 1.05 and c["hawkeye_vs_4kb_peak_range"] == [1.04, 1.06]
+    assert c["weights_flat_rounds"] == {"1": 3.0, "2": 3.0}
+    assert c["weights_nested_rounds"] == {"1": 3.0, "2": 2.0}
+    g = c["goals"]
+    assert g["hawkeye_peak_within_5pct_of_4kb"] is False
+    assert g["promotions_follow_weights_flat"] is True
+    assert g["promotions_follow_weights_nested"] is False
+
+
+def test_split_to_mthp_by_round():
+    """Split to mTHP against split to 4 KB, each round against its own:
+    memory at most 1.02x, huge + mTHP memory kept at least 5x."""
+    def mthp_run(label, t2_rss, huge, mthp):
+        lines = run(label, 400, t2_rss, 0, 1, 1)
+        for i, ln in enumerate(lines):
+            s = json.loads(ln)
+            if s.get("type") == "sample" and s["phase"] == "T2":
+                s.update(anon_huge_kb=huge, mthp_kb=mthp)
+                lines[i] = json.dumps(s)
+            elif s.get("type") == "sample":
+                s["mthp_kb"] = 0
+                lines[i] = json.dumps(s)
+        return lines
+    lines = (LINES[:1] + mthp_run("HawkEye-64KB-split4KB/1", 1000, 100, 0)
+             + mthp_run("HawkEye-64KB/1", 1010, 200, 400)
+             + mthp_run("HawkEye-64KB-split4KB/2", 1000, 100, 0)
+             + mthp_run("HawkEye-64KB/2", 1030, 200, 600))
+    s = report.summarize(report.read(lines))
+    c = s["comparisons"]
+    assert c["split_mthp_vs_4kb_memory_rounds"] == {"1": 1.01, "2": 1.03}
+    assert c["split_mthp_vs_4kb_large_kept_rounds"] == {"1": 6.0, "2": 8.0}
+    assert c["split_mthp_vs_4kb_large_kept"] == 7.0
+    assert s["goals"]["split_mthp_memory_within_2pct_of_4kb"] is False  # round 2: 1.03x
+    assert s["goals"]["split_mthp_keeps_5x_large"] is True

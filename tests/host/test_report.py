@@ -217,15 +217,20 @@ CONTAINERS = {
             "Linux-4KB": in_cgroup(0, 400 * 1024),
             "Linux-2MB": in_cgroup(440 * 1024, 440 * 1024, killed=True, huge=200 * 1024),
             "HawkEye": in_cgroup(440 * 1024, 410 * 1024, huge=200 * 1024),
-            "HawkEye-3": in_cgroup(440 * 1024, 420 * 1024, first_promotions={"bench-xs1": 2, "bench-xs2": 6},
+            "HawkEye-3": in_cgroup(440 * 1024, 420 * 1024,
+                                   first_promotions={"bench-xs1": 4, "bench-xs2": 12,
+                                                     "bench-xs2/a": 3, "bench-xs2/b": 9},
                                    xs={"bench-xs1": {"weight": 100, "promoted": 9, "thp_kb": 18432,
                                                      "thp_split": 0},
                                        "bench-xs2": {"weight": 300, "promoted": 20, "thp_kb": 40960,
                                                      "thp_split": 0}}),
         },
-        "hawkeye_vs_4kb_peak": 1.025,
+        "hawkeye_vs_4kb_peak": 1.025, "hawkeye_vs_4kb_peak_range": [1.02, 1.03],
+        "weights_flat": 3.0, "weights_flat_range": [3.0, 3.0],
+        "weights_nested": 2.9, "weights_nested_range": [2.5, 3.0],
         "goals": {"hawkeye_never_killed": True, "hawkeye_peak_within_5pct_of_4kb": False,
-                  "hawkeye_sampled_peak_within_5pct_of_4kb": True, "promotions_follow_weights": True},
+                  "hawkeye_sampled_peak_within_5pct_of_4kb": True,
+                  "promotions_follow_weights_flat": True, "promotions_follow_weights_nested": False},
     },
 }
 
@@ -300,9 +305,12 @@ def test_full_report(tmp_path):
     assert c18[next(c for c in c18 if c.startswith("Recovery that splits to mTHP"))][3] == "reproduced (goal met)"
     # Containers: a row per configuration, the weights' claim
     assert "| HawkEye | 440 | 410 | 1.02x | 1.00x | 0 | no | 40 % | 200 | 90.0 | 80.0 | 0 | 0 |" in text
-    assert "| bench-xs2 | 300 | 6 | 20 | 40.0 | 0 |" in text
+    assert "| HawkEye-3 | bench-xs2 | 300 | 12 | 20 | 40.0 | 0 |" in text
     cl = claims_by_prefix(claims)
-    assert cl["Promotions between containers follow memory.thp.weight (1:3)"][2:] == ("2:6", "reproduced (goal met)")
+    assert cl["Promotions between containers follow memory.thp.weight (1:3)"][2:] == (
+        "3.00x (4:12)", "reproduced (goal met)")
+    assert cl["Promotions between nested containers follow memory.thp.weight (1:3)"][2:] == (
+        "2.90x (2.5-3x) (3:9)", "not reproduced (goal not met)")
     assert cl[next(c for c in cl if c.startswith("HawkEye inside a container"))][3].startswith("partly")
     # Churn (issue 19): per-round ratios to Linux-2MB, the zeroing thread's CPU share, the goal
     assert "| HawkEye-2MB | 100 (90.0-110) | 256 | 256 | 15.0 | 40.00x |" in text
