@@ -104,8 +104,12 @@ static inline bool hawkeye_debloat_enabled(void)
 unsigned int __hawkeye_max_ptes_none(struct mm_struct *mm, unsigned int charged);
 unsigned int __hawkeye_thp_max_ptes_none(struct folio *folio,
 					 unsigned int max_ptes_none);
+int hawkeye_split_underused(struct folio *folio);
 
 bool __hawkeye_huge_capped(struct mm_struct *mm, bool collapse);
+
+/* Buckets of a process's access_map, by access coverage. */
+#define HAWKEYE_NR_BUCKETS	10
 
 /**
  * struct hawkeye_memcg - HawkEye's state in a memory cgroup
@@ -117,7 +121,10 @@ bool __hawkeye_huge_capped(struct mm_struct *mm, bool collapse);
  *	for promotions; 0: 100
  * @huge_capped: memory.thp.max is not "max": ...
  * @huge_max: ... the most anonymous THP memory of the subtree, in pages
- * @vtime: promotion: the cgroup's virtual time in start-time fair queueing
+ * @vtime: promotion: the cgroup's virtual time in start-time fair queueing,
+ *	one for each bucket of access coverage
+ * @thp: recovery's last look at the cgroup's anonymous THPs, in pages ...
+ * @thp_at: ... and when, in jiffies
  *
  * Zeroed with the cgroup: recovery on, no episode, weight 100, no cap.
  */
@@ -128,7 +135,9 @@ struct hawkeye_memcg {
 	unsigned int weight;
 	bool huge_capped;
 	unsigned long huge_max;
-	unsigned int vtime;
+	unsigned int vtime[HAWKEYE_NR_BUCKETS];
+	unsigned long thp;
+	unsigned long thp_at;
 };
 
 DECLARE_STATIC_KEY_FALSE(hawkeye_huge_cap_key);
@@ -254,6 +263,9 @@ static inline unsigned int hawkeye_thp_max_ptes_none(struct folio *folio,
 {
 	return max_ptes_none;
 }
+
+/* Used by the THP shrinker only, after huge_mm.h. */
+#define hawkeye_split_underused(folio) split_folio(folio)
 
 static inline bool hawkeye_huge_capped(struct mm_struct *mm, bool collapse)
 {

@@ -85,12 +85,12 @@ struct hawkeye_pick {
 /*
  * A process's memory cgroup in a batch: its weight (its share of its
  * ancestors' shares, promote_weight(); 0: at its huge page cap, not
- * served) and its virtual time, shared by its processes.
+ * served) and its virtual time in each bucket, shared by its processes.
  */
 struct hawkeye_share {
 	struct mem_cgroup *memcg;	/* referenced for the batch; NULL: none */
 	unsigned int weight;
-	unsigned int *vtime;
+	unsigned int *vtime;		/* [HAWKEYE_NR_BUCKETS] */
 };
 
 /* Virtual time a region costs a cgroup of weight 1. */
@@ -244,15 +244,33 @@ static void promote_take(struct hawkeye_pick *out, struct hawkeye_mm *hm,
 }
 
 /*
- * Should the process of share @x be served before that of @y? The one
- * whose cgroup's next region starts first in virtual time: start-time
- * fair queueing (virtual times wrap; those compared are within
- * PROMOTE_VTIME_UNIT of the clock, promote_order()).
+ * Should the process of share @x be served before that of @y in bucket
+ * @b? The one whose cgroup's next region there starts first in virtual
+ * time: start-time fair queueing (virtual times wrap; those compared are
+ * within PROMOTE_VTIME_UNIT of the bucket's clock, promote_order()).
  */
 static bool promote_before(const struct hawkeye_share *x,
-			   const struct hawkeye_share *y)
+			   const struct hawkeye_share *y, int b)
 {
-	return (int)(*x->vtime - *y->vtime) < 0;
+	return (int)(x->vtime[b] - y->vtime[b]) < 0;
+}
+
+/*
+ * Bucket @b's turn: a cgroup that kept promoting there is at most a
+ * region of weight 1 ahead of the bucket's clock @vclock. One behind it
+ * had nothing to promote there meanwhile, one further ahead is stale
+ * (absent or capped for long, or the thread restarted with a fresh
+ * clock): either starts at the clock.
+ */
+static void promote_vtime_settle(struct hawkeye_share *share, unsigned int nr,
+				 int b, unsigned int vclock)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		if (share[i].weight &&
+		    share[i].vtime[b] - vclock > PROMOTE_VTIME_UNIT)
+			share[i].vtime[b] = vclock;
 }
 
 /*
@@ -260,19 +278,21 @@ static bool promote_before(const struct hawkeye_share *x,
  * registration order), from the highest bucket in which any of them has
  * a region. Within that bucket, processes take turns (round-robin), each
  * giving the region at the head of its bucket first; where their cgroups
- * (@share) differ, turns go by weight, in start-time fair queueing: each
- * region advances its cgroup's virtual time by PROMOTE_VTIME_UNIT over its
- * weight, the cgroup with the earliest virtual time is served, and @rr's
- * clock is the virtual time of the region served last. Virtual times carry
- * over from batch to batch while the bucket stays, so weights 1:3 get
- * regions 1:3 of a bucket at any batch size, and a cgroup that had nothing
- * to promote catches up to the clock instead of building up credit.
- * Processes of a cgroup at its cap (weight 0) get none. Whenever the
- * bucket changes, every cgroup starts at the clock and turns start with
- * the first process (the paper's order); they go on from where @rr left
- * them otherwise. @pos is scratch space for @nr processes. Changes
- * nothing but @rr, @pos and @share's virtual times. Returns the number of
- * regions put in @out.
+ * (@share) differ, turns go by weight, in start-time fair queueing, each
+ * bucket on its own: each region advances its cgroup's virtual time in
+ * the bucket by PROMOTE_VTIME_UNIT over its weight, the cgroup with the
+ * earliest virtual time there is served, and the bucket's clock in @rr is
+ * the virtual time of the region it served last. Virtual times carry over
+ * from batch to batch and across the other buckets' turns, so weights
+ * 1:3 get regions 1:3 of a bucket at any batch size, however other
+ * processes' hotter regions interleave; a cgroup that had nothing to
+ * promote in the bucket catches up to its clock instead of building up
+ * credit. Processes of a cgroup at its cap (weight 0) get none. Whenever
+ * the bucket changes, turns start with the first process among those
+ * whose cgroups are equally early (the paper's order, where all are);
+ * they go on from where @rr left them otherwise. @pos is scratch
+ * space for @nr processes. Changes nothing but @rr, @pos and @share's
+ * virtual times. Returns the number of regions put in @out.
  */
 static unsigned int promote_order(struct hawkeye_mm **hms, unsigned int nr,
 				  struct hawkeye_share *share,
@@ -281,20 +301,9 @@ static unsigned int promote_order(struct hawkeye_mm **hms, unsigned int nr,
 				  struct hawkeye_pick *out, unsigned int n)
 {
 	unsigned int i, k, j, start, best;
-	int b;
+	int b, settled = -1;
 
 	promote_pos_init(hms, nr, pos);
-	/*
-	 * A cgroup that kept promoting is at most a region of weight 1 ahead
-	 * of the clock: one behind it had nothing to promote meanwhile, one
-	 * further ahead is stale (absent or capped for long, or the thread
-	 * restarted with a fresh clock). Either starts at the clock.
-	 */
-	for (i = 0; i < nr; i++)
-		if (share[i].weight &&
-		    *share[i].vtime - rr->vclock > PROMOTE_VTIME_UNIT)
-			*share[i].vtime = rr->vclock;
-
 	for (k = 0; k < n; k++) {
 		b = -1;
 		for (i = 0; i < nr; i++)
@@ -302,22 +311,22 @@ static unsigned int promote_order(struct hawkeye_mm **hms, unsigned int nr,
 				b = max(b, promote_top(hms[i], pos[i]));
 		if (b < 0)
 			break;
-		/* A new bucket: every cgroup starts at the clock. */
-		if (b != rr->bucket)
-			for (i = 0; i < nr; i++)
-				*share[i].vtime = rr->vclock;
+		if (b != settled) {
+			promote_vtime_settle(share, nr, b, rr->vclock[b]);
+			settled = b;
+		}
 		start = b == rr->bucket ? promote_turn(hms, nr, rr->seq) : 0;
 		best = nr;
 		for (j = 0; j < nr; j++) {
 			i = (start + j) % nr;
 			if (pos[i][b] == &hms[i]->map.buckets[b] || !share[i].weight)
 				continue;
-			if (best == nr || promote_before(&share[i], &share[best]))
+			if (best == nr || promote_before(&share[i], &share[best], b))
 				best = i;
 		}
 		promote_take(&out[k], hms[best], pos[best], b);
-		rr->vclock = *share[best].vtime;
-		*share[best].vtime += PROMOTE_VTIME_UNIT / share[best].weight;
+		rr->vclock[b] = share[best].vtime[b];
+		share[best].vtime[b] += PROMOTE_VTIME_UNIT / share[best].weight;
 		rr->bucket = b;
 		rr->seq = hms[best]->seq;
 	}
@@ -713,7 +722,7 @@ static struct hawkeye_share *promote_shares(struct hawkeye_mm **hms,
 					    unsigned int nr)
 {
 	/* Without memory cgroups all share one time: plain turns. */
-	static unsigned int vtime_no_memcg;
+	static unsigned int vtime_no_memcg[HAWKEYE_NR_BUCKETS];
 	struct hawkeye_share *share = kmalloc_array(nr, sizeof(*share), GFP_KERNEL);
 	bool *active = kmalloc_array(nr, sizeof(*active), GFP_KERNEL);
 	unsigned int i;
@@ -727,9 +736,9 @@ static struct hawkeye_share *promote_shares(struct hawkeye_mm **hms,
 		share[i].weight = hawkeye_memcg_huge_full(memcg) ?
 				  0 : hawkeye_memcg_weight(memcg);
 #ifdef CONFIG_MEMCG
-		share[i].vtime = memcg ? &memcg->hawkeye.vtime : &vtime_no_memcg;
+		share[i].vtime = memcg ? memcg->hawkeye.vtime : vtime_no_memcg;
 #else
-		share[i].vtime = &vtime_no_memcg;
+		share[i].vtime = vtime_no_memcg;
 #endif
 		active[i] = share[i].weight && READ_ONCE(hms[i]->map.nr_regions);
 	}

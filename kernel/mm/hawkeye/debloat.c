@@ -83,6 +83,7 @@
 #define DEBLOAT_POLL		(HZ / 4)	/* idle: look at memory use this often */
 #define DEBLOAT_SAMPLE		HZ	/* accesses are sampled this long per round */
 #define DEBLOAT_MEMCG_SAMPLE	(HZ / 10)	/* ... in a cgroup nearing its limit */
+#define DEBLOAT_AHEAD		HZ	/* a cgroup's use is foreseen this far */
 #define DEBLOAT_BATCH		16	/* most THPs examined per mmap_lock hold */
 #define DEBLOAT_PMD_BATCH	512	/* most PMDs walked per mmap_lock hold */
 #define DEBLOAT_DEFERRED	256	/* most queued THPs looked at per cgroup */
@@ -121,6 +122,7 @@ struct debloat_mm {
 struct debloat_domain {
 	struct mem_cgroup *memcg;	/* NULL: the machine */
 	unsigned int bar;		/* zero subpages worth a split */
+	bool split;			/* the round split a THP */
 };
 
 /* The state of a scan of a process's THPs (and mTHPs). */
@@ -186,7 +188,38 @@ static bool debloat_usage(struct mem_cgroup *memcg, unsigned long *in_use,
 	return true;
 }
 
-/* Should recovery run for @memcg's limit, or the machine's (NULL)? */
+#ifdef CONFIG_MEMCG
+/*
+ * A cgroup's use @in_use at @now, DEBLOAT_AHEAD from then if its THPs
+ * (@thp pages) go on growing at the rate they grew since the thread last
+ * looked (@hm), DEBLOAT_POLL to DEBLOAT_AHEAD before (sooner tells a
+ * burst, not a rate). Huge pages are what bloat comes with, and a round
+ * takes time: a container that faults THPs fast would otherwise be at its
+ * limit before recovery started at high_pct had caught up. Records this
+ * look. The thread's alone.
+ */
+static unsigned long debloat_use_ahead(struct hawkeye_memcg *hm,
+				       unsigned long in_use, unsigned long thp,
+				       unsigned long now)
+{
+	unsigned long since = now - hm->thp_at, ahead = in_use;
+
+	if (since < DEBLOAT_POLL)
+		return in_use;
+	if (thp > hm->thp && since < DEBLOAT_AHEAD)
+		ahead += (thp - hm->thp) * DEBLOAT_AHEAD / since;
+	hm->thp = thp;
+	hm->thp_at = now;
+	return ahead;
+}
+#endif
+
+/*
+ * Should recovery run for @memcg's limit, or the machine's (NULL)? An
+ * episode in a cgroup at low_pct or more also starts where its use would
+ * exceed high_pct within DEBLOAT_AHEAD as its THPs grow
+ * (debloat_use_ahead()).
+ */
 static bool debloat_wanted_in(struct mem_cgroup *memcg, bool active)
 {
 	unsigned int high = READ_ONCE(hawkeye_debloat.high_pct);
@@ -198,6 +231,17 @@ static bool debloat_wanted_in(struct mem_cgroup *memcg, bool active)
 		return false;
 	if (debloat_wanted(in_use, total, active, false, high, low))
 		return true;
+#ifdef CONFIG_MEMCG
+	if (memcg && !active &&
+	    debloat_wanted(in_use, total, false, true, high, low) &&
+	    debloat_wanted(debloat_use_ahead(&memcg->hawkeye, in_use,
+					     memcg_page_state(memcg, NR_ANON_THPS),
+					     jiffies),
+			   total, false, false, high, low)) {
+		count_vm_event(HAWKEYE_DEBLOAT_MEMCG_AHEAD);
+		return true;
+	}
+#endif
 	pressure = !active && debloat_pressure(memcg);
 	if (pressure && debloat_wanted(in_use, total, false, true, high, low)) {
 		count_vm_event(HAWKEYE_DEBLOAT_PSI_START);
@@ -478,6 +522,7 @@ static int debloat_examine(struct mm_walk *walk, pmd_t *pmd,
 	if (to < 0)
 		return to;
 	dw->split = true;
+	dw->dom->split = true;
 	if (!to)
 		freed = debloat_count_freed(walk, pmd, folio, addr,
 					    addr + (PAGE_SIZE << from));
@@ -762,6 +807,7 @@ static bool debloat_split_deferred(struct debloat_domain *dom)
 			cond_resched();
 		}
 		if (split) {
+			dom->split = true;
 			count_vm_events(HAWKEYE_DEBLOAT_DEFERRED_SPLIT, split);
 			count_memcg_events(m, HAWKEYE_DEBLOAT_DEFERRED_SPLIT, split);
 		}
@@ -776,11 +822,14 @@ static bool debloat_split_deferred(struct debloat_domain *dom)
 
 /*
  * One round in @dom: sample every process's accesses for a window, then
- * examine their THPs, lowest estimated overhead first. Returns whether
+ * examine their THPs, lowest estimated overhead first. A single process
+ * has no order to find: its THPs are examined at once, and the window
+ * follows a round that split nothing, to keep the pace. Returns whether
  * recovery is still wanted.
  */
 static bool debloat_round(struct debloat_domain *dom)
 {
+	long window = dom->memcg ? DEBLOAT_MEMCG_SAMPLE : DEBLOAT_SAMPLE;
 	ktime_t next = ktime_get();
 	struct debloat_mm *mms;
 	bool more = true;
@@ -792,19 +841,24 @@ static bool debloat_round(struct debloat_domain *dom)
 	for (i = 0; i < nr; i++)
 		debloat_sample_mm(&mms[i]);
 	nr = debloat_drop_idle(mms, nr);
-	schedule_timeout_interruptible(dom->memcg ? DEBLOAT_MEMCG_SAMPLE :
-						    DEBLOAT_SAMPLE);
-	try_to_freeze();
-	for (i = 0; i < nr; i++)
-		debloat_sample_mm(&mms[i]);
-	nr = debloat_drop_idle(mms, nr);
-	sort(mms, nr, sizeof(*mms), debloat_cmp_overhead, NULL);
+	if (nr > 1) {
+		schedule_timeout_interruptible(window);
+		try_to_freeze();
+		for (i = 0; i < nr; i++)
+			debloat_sample_mm(&mms[i]);
+		nr = debloat_drop_idle(mms, nr);
+		sort(mms, nr, sizeof(*mms), debloat_cmp_overhead, NULL);
+	}
 	for (i = 0; i < nr && more; i++)
 		more = debloat_scan_mm(dom, mms[i].mm, &next);
 
 	for (i = 0; i < nr; i++)
 		mmdrop(mms[i].mm);
 	kvfree(mms);
+	if (nr <= 1 && !dom->split) {
+		schedule_timeout_interruptible(window);
+		try_to_freeze();
+	}
 	return more && debloat_goes_on(dom);
 }
 
@@ -1014,6 +1068,41 @@ static bool debloat_wanted_for(struct mem_cgroup *memcg, bool active)
 			      READ_ONCE(hawkeye_debloat.low_pct));
 }
 
+/*
+ * Recovery's bar for @folio in reclaim's THP shrinker (see
+ * __hawkeye_thp_max_ptes_none()): the zero-filled subpages that split it,
+ * or UINT_MAX where upstream's bar applies.
+ */
+static unsigned int debloat_shrinker_bar(struct folio *folio)
+{
+	unsigned int threshold = READ_ONCE(hawkeye_debloat.threshold);
+	unsigned int bar = UINT_MAX;
+#ifdef CONFIG_MEMCG
+	struct mem_cgroup *memcg;
+#endif
+	bool active = READ_ONCE(debloat_active);
+
+	if (debloat_wanted_for(NULL, active))
+		bar = active ? READ_ONCE(debloat_bar) : threshold;
+#ifdef CONFIG_MEMCG
+	rcu_read_lock();
+	memcg = folio_memcg(folio);
+	if (memcg && hawkeye_memcg_debloat_off(memcg)) {
+		rcu_read_unlock();
+		return UINT_MAX;
+	}
+	for (; memcg && cgroup_subsys_on_dfl(memory_cgrp_subsys) &&
+	       !mem_cgroup_is_root(memcg); memcg = parent_mem_cgroup(memcg)) {
+		active = READ_ONCE(memcg->hawkeye.active);
+		if (debloat_wanted_for(memcg, active))
+			bar = min(bar, active ? READ_ONCE(memcg->hawkeye.bar) :
+						threshold);
+	}
+	rcu_read_unlock();
+#endif
+	return bar;
+}
+
 /**
  * __hawkeye_thp_max_ptes_none - recovery's bar in reclaim's THP shrinker
  * @folio: a THP on the deferred split queue, referenced
@@ -1034,34 +1123,115 @@ static bool debloat_wanted_for(struct mem_cgroup *memcg, bool active)
 unsigned int __hawkeye_thp_max_ptes_none(struct folio *folio,
 					 unsigned int max_ptes_none)
 {
-	unsigned int threshold = READ_ONCE(hawkeye_debloat.threshold);
-	unsigned int bar = UINT_MAX;
-#ifdef CONFIG_MEMCG
-	struct mem_cgroup *memcg;
-#endif
-	bool active = READ_ONCE(debloat_active);
+	unsigned int bar = debloat_shrinker_bar(folio);
 
-	if (debloat_wanted_for(NULL, active))
-		bar = active ? READ_ONCE(debloat_bar) : threshold;
-#ifdef CONFIG_MEMCG
-	rcu_read_lock();
-	memcg = folio_memcg(folio);
-	if (memcg && hawkeye_memcg_debloat_off(memcg)) {
-		rcu_read_unlock();
-		return max_ptes_none;
-	}
-	for (; memcg && cgroup_subsys_on_dfl(memory_cgrp_subsys) &&
-	       !mem_cgroup_is_root(memcg); memcg = parent_mem_cgroup(memcg)) {
-		active = READ_ONCE(memcg->hawkeye.active);
-		if (debloat_wanted_for(memcg, active))
-			bar = min(bar, active ? READ_ONCE(memcg->hawkeye.bar) :
-						threshold);
-	}
-	rcu_read_unlock();
-#endif
 	if (bar == UINT_MAX)
 		return max_ptes_none;
 	return max(bar, 1U) - 1;
+}
+
+/*
+ * The anonymous mTHP orders below the PMD's enabled for any VMA ("always",
+ * or "inherit" under THP "always"): the shrinker has a folio, not its VMA.
+ */
+static unsigned long debloat_anon_orders(void)
+{
+	unsigned long orders = READ_ONCE(huge_anon_orders_always);
+
+	if (hugepage_global_always())
+		orders |= READ_ONCE(huge_anon_orders_inherit);
+	return orders & THP_ORDERS_ALL_ANON & (BIT(HPAGE_PMD_ORDER) - 1);
+}
+
+/* Is @folio still an anonymous large folio on the LRU that starts at @page? */
+static bool debloat_is_piece(struct folio *folio, struct page *page)
+{
+	return folio_test_lru(folio) && folio_test_anon(folio) &&
+	       folio_test_large(folio) && &folio->page == page;
+}
+
+/*
+ * Split the piece of a split THP that starts at @page on to base pages if
+ * at least its share of @bar of its subpages are zero-filled (those then
+ * map the zero page and are freed). @locked: the caller holds the piece
+ * referenced and locked (the THP's first piece).
+ */
+static void debloat_split_piece(struct page *page, unsigned int bar,
+				bool locked)
+{
+	struct folio *folio = page_folio(page);
+	unsigned long bytes = 0;
+
+	if (!locked) {
+		if (!folio_try_get(folio))
+			return;
+		/*
+		 * Freed and reused since the split? As compaction does: what
+		 * it is before its lock is taken, and again under it.
+		 */
+		if (page_folio(page) != folio || !debloat_is_piece(folio, page) ||
+		    !folio_trylock(folio)) {
+			folio_put(folio);
+			return;
+		}
+	}
+	if (debloat_is_piece(folio, page) &&
+	    !folio_contain_hwpoisoned_page(folio) &&
+	    debloat_worth_splitting(folio, debloat_piece_bar(bar,
+							     folio_order(folio)),
+				    &bytes))
+		split_folio(folio);
+	count_vm_events(HAWKEYE_DEBLOAT_BYTES_READ, bytes);
+	if (!locked) {
+		folio_unlock(folio);
+		folio_put(folio);
+	}
+}
+
+/**
+ * hawkeye_split_underused() - split a THP for reclaim's THP shrinker
+ * @folio: an anonymous THP that thp_underused() found at or past the bar,
+ *	referenced and locked
+ *
+ * With bloat recovery and debloat/mthp on, where recovery's bar applies to
+ * @folio, as recovery splits: to the largest anonymous mTHP size enabled,
+ * then each piece with at least its share of the bar zero-filled on to
+ * base pages, whose zero-filled subpages map the zero page and are freed;
+ * the dense pieces keep their TLB reach. Otherwise split_folio(), as
+ * upstream.
+ *
+ * Return: 0 if @folio was split, as split_folio().
+ */
+int hawkeye_split_underused(struct folio *folio)
+{
+	unsigned long orders;
+	unsigned int bar, i, nr;
+	struct page *head = &folio->page;
+	int order, err;
+
+	/*
+	 * In the swap cache a folio splits to order 0 only; one partially
+	 * mapped since thp_underused() goes there too, so that its unmapped
+	 * subpages are freed.
+	 */
+	if (!hawkeye_debloat_enabled() || !READ_ONCE(hawkeye_debloat.mthp) ||
+	    folio_test_swapcache(folio) || folio_test_partially_mapped(folio))
+		return split_folio(folio);
+	orders = debloat_anon_orders();
+	bar = debloat_shrinker_bar(folio);
+	if (!orders || bar == UINT_MAX)
+		return split_folio(folio);
+	order = highest_order(orders);
+	err = split_huge_page_to_list_to_order(head, NULL, order);
+	if (err)
+		return err;
+	/* The first piece is @folio, still locked; the others are not. */
+	nr = 1U << order;
+	for (i = 0; i < HPAGE_PMD_NR; i += nr) {
+		debloat_split_piece(nth_page(head, i), bar, !i);
+		cond_resched();
+	}
+	return 0;
 }
 
 /* The knob table (sysfs.c) checked the bounds: low < high remains. */

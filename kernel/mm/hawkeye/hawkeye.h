@@ -264,9 +264,6 @@ enum hawkeye_policy {
 	HAWKEYE_NR_POLICIES,
 };
 
-/* Buckets of a process's access_map, by access coverage. */
-#define HAWKEYE_NR_BUCKETS	10
-
 /* A process's access_map (access_map.c), under hawkeye_mm.lock. */
 struct hawkeye_access_map {
 	bool armed;			/* accessed bits cleared, window open */
@@ -323,7 +320,8 @@ struct hawkeye_mm {
 /* Where round-robin goes on: the bucket and the process served last. */
 struct hawkeye_rr {
 	int bucket;			/* -1: none yet */
-	unsigned int vclock;		/* hawkeye-g: fair queueing's virtual clock */
+	/* hawkeye-g: fair queueing's virtual clock in each bucket */
+	unsigned int vclock[HAWKEYE_NR_BUCKETS];
 	u64 seq;
 	u64 pmu_seq;			/* hawkeye-pmu: the process served last */
 };

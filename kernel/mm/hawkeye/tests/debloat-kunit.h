@@ -190,6 +190,35 @@ static void debloat_test_order_coverage(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mms[4].nr_thp, 10U);	/* not sampled: last */
 }
 
+#ifdef CONFIG_MEMCG
+/*
+ * A cgroup's use foreseen a second ahead as its THPs grow: 100 pages of
+ * THPs more in half a second is 200 more in a second; looks sooner than
+ * DEBLOAT_POLL after the last neither foresee nor count as a look; a look
+ * DEBLOAT_AHEAD or more after the last, or with fewer THPs, foresees
+ * nothing; use that grows without THPs is not foreseen.
+ */
+static void debloat_test_use_ahead(struct kunit *test)
+{
+	struct hawkeye_memcg hm = {};
+	unsigned long t = jiffies;
+
+	KUNIT_EXPECT_EQ(test, debloat_use_ahead(&hm, 5000, 1000, t), 5000UL);
+	KUNIT_EXPECT_EQ(test, debloat_use_ahead(&hm, 5100, 1100, t + HZ / 2),
+			5300UL);
+	KUNIT_EXPECT_EQ(test, debloat_use_ahead(&hm, 9000, 5000, t + HZ / 2 + 1),
+			9000UL);
+	KUNIT_EXPECT_EQ(test, hm.thp, 1100UL);
+	KUNIT_EXPECT_EQ(test, debloat_use_ahead(&hm, 5000, 1000, t + HZ), 5000UL);
+	KUNIT_EXPECT_EQ(test, debloat_use_ahead(&hm, 7000, 1000, t + HZ + HZ / 4),
+			7000UL);
+	KUNIT_EXPECT_EQ(test, debloat_use_ahead(&hm, 7000, 3000, t + 4 * HZ),
+			7000UL);
+	KUNIT_EXPECT_EQ(test, debloat_use_ahead(&hm, 7100, 3100,
+						t + 4 * HZ + HZ / 2), 7300UL);
+}
+#endif
+
 static void debloat_test_lower_bar(struct kunit *test)
 {
 	/* Halved after each pass that leaves memory tight ... */
@@ -288,6 +317,9 @@ static struct kunit_case hawkeye_debloat_cases[] = {
 	KUNIT_CASE(debloat_test_order),
 	KUNIT_CASE(debloat_test_order_coverage),
 	KUNIT_CASE(debloat_test_order_measured),
+#ifdef CONFIG_MEMCG
+	KUNIT_CASE(debloat_test_use_ahead),
+#endif
 	KUNIT_CASE(debloat_test_lower_bar),
 	KUNIT_CASE(debloat_test_piece_bar),
 	KUNIT_CASE(debloat_test_best_order),

@@ -170,19 +170,19 @@ static void promote_test_fig4(struct kunit *test, struct hawkeye_mm **hms)
 /*
  * Pick @n regions as a promotion round does, each process in a cgroup of
  * its own with the weight @weights[i] (NULL: 100 each) and the virtual
- * time @vtime[i] (NULL: a fresh one), take the picked ones out of the map
+ * times @vtime[i] (NULL: fresh ones), take the picked ones out of the map
  * (promoted) and append their indexes to @seq.
  */
 static int promote_test_round_weighted(struct kunit *test,
 				       struct hawkeye_mm **hms, unsigned int nr,
 				       const unsigned int *weights,
-				       unsigned int *vtime,
+				       unsigned int (*vtime)[HAWKEYE_NR_BUCKETS],
 				       struct hawkeye_rr *rr, unsigned int n,
 				       unsigned long *seq)
 {
 	struct list_head *pos[3][HAWKEYE_NR_BUCKETS];
 	struct hawkeye_share share[3];
-	unsigned int fresh[3] = {};
+	unsigned int fresh[3][HAWKEYE_NR_BUCKETS] = {};
 	struct hawkeye_pick picks[16];
 	unsigned int i, got;
 
@@ -191,7 +191,7 @@ static int promote_test_round_weighted(struct kunit *test,
 	for (i = 0; i < nr; i++)
 		share[i] = (struct hawkeye_share){
 			.weight = weights ? weights[i] : 100,
-			.vtime = vtime ? &vtime[i] : &fresh[i],
+			.vtime = vtime ? vtime[i] : fresh[i],
 		};
 	got = promote_order(hms, nr, share, pos, rr, picks, n);
 	for (i = 0; i < got; i++) {
@@ -219,7 +219,7 @@ static void promote_test_order_weights(struct kunit *test)
 	static const unsigned int weights[] = { 100, 300 }, capped[] = { 0, 300 };
 	struct hawkeye_rr rr = { .bucket = -1 };
 	struct hawkeye_mm *hms[2];
-	unsigned int done[2], vtime[2] = {};
+	unsigned int done[2], vtime[2][HAWKEYE_NR_BUCKETS] = {};
 	unsigned long seq[16];
 	int i, j, n;
 
@@ -268,7 +268,7 @@ static void promote_test_order_weights_across_batches(struct kunit *test)
 
 	for (c = 0; c < 2; c++) {
 		struct hawkeye_rr rr = { .bucket = -1 };
-		unsigned int done[2] = {}, vtime[2] = {};
+		unsigned int done[2] = {}, vtime[2][HAWKEYE_NR_BUCKETS] = {};
 
 		for (i = 0; i < 2; i++) {
 			hms[i] = promote_test_mm(test, i + 1);
@@ -304,13 +304,14 @@ static void promote_test_order_stale_vtime(struct kunit *test)
 	static const unsigned int stale[][2] = {
 		{ 0, 0x80000001 }, { 0x40000000, 0 },
 	};
+	const int b = promote_bucket(300);
 	struct hawkeye_mm *hms[2];
 	unsigned long seq[8];
 	int c, i, j, n;
 
 	for (c = 0; c < 2; c++) {
 		struct hawkeye_rr rr = { .bucket = -1 };
-		unsigned int done[2] = {}, vtime[2] = {};
+		unsigned int done[2] = {}, vtime[2][HAWKEYE_NR_BUCKETS] = {};
 
 		for (i = 0; i < 2; i++) {
 			hms[i] = promote_test_mm(test, i + 1);
@@ -320,9 +321,9 @@ static void promote_test_order_stale_vtime(struct kunit *test)
 		/* A first batch sets the bucket; then the times go stale. */
 		KUNIT_ASSERT_EQ(test, promote_test_round_weighted(test, hms, 2,
 				weights, vtime, &rr, 2, seq), 2);
-		rr.vclock = clock[c];
-		vtime[0] = stale[c][0];
-		vtime[1] = stale[c][1];
+		rr.vclock[b] = clock[c];
+		vtime[0][b] = stale[c][0];
+		vtime[1][b] = stale[c][1];
 		n = promote_test_round_weighted(test, hms, 2, weights, vtime, &rr,
 						8, seq);
 		KUNIT_ASSERT_EQ(test, n, 8);
@@ -333,6 +334,44 @@ static void promote_test_order_stale_vtime(struct kunit *test)
 		for (i = 0; i < 2; i++)
 			promote_test_free(hms[i]);
 	}
+}
+
+/*
+ * Weights hold within a bucket however hotter regions of another cgroup
+ * interleave: A and B (weights 100 and 300) with regions in bucket 6, and
+ * before each batch of 3 a region of C in bucket 9, which C gets first.
+ * A and B share the rest 1:3 over the batches (3 and 9 of 12), where
+ * starting every cgroup at the clock on each change of bucket gave them
+ * 1:1 (one each per batch).
+ */
+static void promote_test_order_weights_across_buckets(struct kunit *test)
+{
+	static const unsigned int weights[] = { 100, 300, 100 };
+	unsigned int done[3] = {}, vtime[3][HAWKEYE_NR_BUCKETS] = {};
+	struct hawkeye_rr rr = { .bucket = -1 };
+	struct hawkeye_mm *hms[3];
+	unsigned long seq[3];
+	int i, j, n;
+
+	for (i = 0; i < 3; i++)
+		hms[i] = promote_test_mm(test, i + 1);
+	for (j = 0; j < 12; j++) {
+		promote_test_add(test, hms[0], PT('A', j), 300);
+		promote_test_add(test, hms[1], PT('B', j), 300);
+	}
+	for (i = 0; i < 6; i++) {
+		promote_test_add(test, hms[2], PT('C', i), 500);
+		n = promote_test_round_weighted(test, hms, 3, weights, vtime,
+						&rr, 3, seq);
+		KUNIT_ASSERT_EQ(test, n, 3);
+		KUNIT_EXPECT_EQ_MSG(test, seq[0] / 16, 2UL, "batch %d", i);
+		for (j = 1; j < n; j++)
+			done[seq[j] / 16]++;
+	}
+	KUNIT_EXPECT_EQ(test, done[0], 3U);
+	KUNIT_EXPECT_EQ(test, done[1], 9U);
+	for (i = 0; i < 3; i++)
+		promote_test_free(hms[i]);
 }
 
 /*
@@ -677,14 +716,14 @@ static void promote_test_pmu_fallback(struct kunit *test)
 	struct hawkeye_pick picks[16];
 	struct hawkeye_mm *all[3], *hms[3];
 	struct hawkeye_share share[3];
-	unsigned int done[3] = {}, vtime = 0;
+	unsigned int done[3] = {}, vtime[HAWKEYE_NR_BUCKETS] = {};
 	int i, j, n;
 
 	for (i = 0; i < 3; i++) {
 		all[i] = hms[i] = promote_test_mm(test, i + 1);
 		for (j = 0; j < 3; j++)
 			promote_test_add(test, hms[i], PT('A' + i, j), 300);
-		share[i] = (struct hawkeye_share){ .weight = 100, .vtime = &vtime };
+		share[i] = (struct hawkeye_share){ .weight = 100, .vtime = vtime };
 	}
 	all[0]->map.measured = 50;			/* A: measured, low */
 	all[0]->map.measured_at = jiffies;
@@ -897,6 +936,7 @@ static struct kunit_case promote_test_cases[] = {
 	KUNIT_CASE(promote_test_order_weights),
 	KUNIT_CASE(promote_test_order_weights_across_batches),
 	KUNIT_CASE(promote_test_order_stale_vtime),
+	KUNIT_CASE(promote_test_order_weights_across_buckets),
 	KUNIT_CASE(promote_test_order_fresh),
 	KUNIT_CASE(promote_test_fresh_populated),
 	KUNIT_CASE(promote_test_pmu_table9),
