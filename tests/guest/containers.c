@@ -908,6 +908,77 @@ TEST_F_TIMEOUT(containers, reclaim_splits_at_recoverys_bar, 240)
 	}
 }
 
+#define SHM_DIR "/dev/hawkeye-shm"
+
+/* @mb written to a file in SHM_DIR (tmpfs): charged to the writer's cgroup. */
+static int fill_shm(long mb)
+{
+	static char buf[1 << 20];
+	int fd = open(SHM_DIR "/f", O_CREAT | O_WRONLY | O_TRUNC, 0600);
+
+	if (fd < 0)
+		return 4;
+	memset(buf, 0x5a, sizeof(buf));
+	for (long i = 0; i < mb; i++)
+		if (write(fd, buf, sizeof(buf)) != sizeof(buf))
+			return 4;
+	return close(fd) ? 4 : 0;
+}
+
+/* The CPU time a thread has used, in clock ticks (utime + stime); -1. */
+static long thread_ticks(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	long utime, stime;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_file(path, buf, sizeof(buf)))
+		return -1;
+	p = strrchr(buf, ')');
+	/* After the name: state and 10 more fields, then utime and stime. */
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %ld %ld",
+			 &utime, &stime) != 2)
+		return -1;
+	return utime + stime;
+}
+
+/*
+ * An episode in a cgroup without processes keeps its pace: 58 MB of tmpfs
+ * written by a process that then exits, in a cgroup of 64 MB without swap,
+ * is past high_pct, and the episode has nobody's THPs to split. Its
+ * rounds wait as sampling rounds do (0.1 s each): over 3 s the recovery
+ * thread uses under 0.5 s of CPU (a round that skipped the wait spun).
+ */
+TEST_F_TIMEOUT(containers, empty_episode_keeps_its_pace, 120)
+{
+	long episodes0 = vmstat("hawkeye_debloat_memcg_episode"), ticks;
+	pid_t thread = kthread_pid("hawkeye_debloatd"), w;
+	double end;
+
+	ASSERT_LT(0, thread);
+	ASSERT_EQ(0, cg_write(CG_A, "memory.max", "64M"));
+	ASSERT_EQ(0, cg_write(CG_A, "memory.swap.max", "0"));
+	mkdir(SHM_DIR, 0700);
+	ASSERT_EQ(0, mount("none", SHM_DIR, "tmpfs", 0, "size=96m"));
+	w = cg_run(CG_A, fill_shm, 58);
+	ASSERT_LT(0, w);
+	EXPECT_EQ(0, wait_status(w));
+	for (end = now_s() + 60; now_s() < end; sleep_ms(100))
+		if (vmstat("hawkeye_debloat_memcg_episode") > episodes0)
+			break;
+	ASSERT_LT(episodes0, vmstat("hawkeye_debloat_memcg_episode"))
+		TH_LOG("no episode at %ld kB", cg_long(CG_A, "memory.current", NULL) / 1024);
+	ticks = thread_ticks(thread);
+	sleep_ms(3000);
+	ticks = thread_ticks(thread) - ticks;
+	TH_LOG("the recovery thread used %ld ms of CPU in 3 s, A at %ld kB",
+	       ticks * 1000 / sysconf(_SC_CLK_TCK),
+	       cg_long(CG_A, "memory.current", NULL) / 1024);
+	EXPECT_GT(sysconf(_SC_CLK_TCK) / 2, ticks);
+	unlink(SHM_DIR "/f");
+	umount(SHM_DIR);
+}
+
 /*
  * @mb of THPs, each with its first quarter written (a byte in each 4 KB
  * page: eight dense 64 KB pieces) and the rest zero-filled. Says 'r' on
