@@ -12,7 +12,7 @@
 # counters; JSON lines to OUTFILE. Configurations (all in this boot):
 #   Linux-4KB  THP never                  Linux-2MB  THP always
 #   HawkEye    THP always, pre-zeroing and bloat recovery on
-#   HawkEye-64KB-split4KB  HawkEye with 64 KB mTHP on too (issue 18):
+#   HawkEye-64KB-split4KB  HawkEye with 64 KB mTHP on too:
 #                  recovery splits a THP to base pages (debloat/mthp 0)
 #   HawkEye-64KB   the same, splitting to the largest dense size (mthp 1)
 # khugepaged scans faster than by default (the same for all), so that what
@@ -115,8 +115,11 @@ cg_event() { awk -v k="$2" '$1 == k {print $2}' $CG/$1/memory.events; }
 # hot (-f 1.0): weights order promotions within a bucket of access
 # coverage, so all regions are in one. Their memory is faulted in base
 # pages (memory.thp.max 0 meanwhile: a THP fault takes base pages without
-# allocating one, and khugepaged knows the process); then, from P1 on
-# (xs_release), hawkeye-g promotes it.
+# allocating one, and khugepaged knows the process); hawkeye-g samples it
+# under the cap until the coverages have climbed to the top bucket
+# (xs_hot: an average climbs over several scans, and each bucket that
+# the containers enter together starts its queue with a turn for each);
+# then, from P1 on (xs_release), it promotes them.
 XS_CGS="bench-xs1 bench-xs2/a bench-xs2/b" XS_ALL="bench-xs1 bench-xs2 bench-xs2/a bench-xs2/b"
 xs_start() {
 	local cg i
@@ -150,6 +153,20 @@ xs_start() {
 	echo 5000 >$H/promote/scan_period_ms
 	echo hawkeye-g >$H/promote/policy
 	kill -USR1 $xs_pids
+	for _ in $(seq 600); do
+		xs_hot && return
+		sleep 0.2
+	done
+	echo "bloat.sh: $config: the containers' regions did not reach the top bucket" >&2
+}
+# Three quarters of each container's regions in the top bucket
+# (/proc/PID/hawkeye).
+xs_hot() {
+	local p
+	for p in $xs_pids; do
+		awk '$1 == "regions" {r = $2} $1 == "bucket9" {h = $2}
+		     END {exit !(r && 4 * h >= 3 * r)}' /proc/$p/hawkeye || return 1
+	done
 }
 xs_release() {
 	local cg
