@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# HawkEye's costs as memory grows (issue 19; issue 5's sampling cost is its
-# first point). For each total working set (GiB) and number of processes,
+# HawkEye's costs as memory grows (the sampling cost of -m is its first
+# point). For each total working set (GiB) and number of processes,
 # the processes (bench/sampling.c, each GIB/N of it) fault their share as
 # base pages and keep writing random pages (of the first HOT percent of
 # it: 100, all of it, is the worst case), under every mechanism at its
@@ -20,7 +20,7 @@
 # Run INSIDE the guest as root; one JSON line per point to OUTFILE.
 #   bench/sampling.sh [-o OUTFILE] [-b BINDIR] [-g "GIB..."] [-n "PROCS..."]
 #                     [-p PASSES] [-m MIB] [-w "HOT..."]
-# -m MIB: a single point of MIB MiB and one process (the issue 5 run).
+# -m MIB: a single point of MIB MiB and one process.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=results/raw/sampling.jsonl bindir=$here/../build/bench

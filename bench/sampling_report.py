@@ -6,7 +6,7 @@
 Per point (working set, processes, hot percent): each thread's CPU share,
 the promotion thread's CPU per pass, per GiB and per process, its
 mmap_lock holds and walks, the access_maps' memory. Then the curve's
-shape, against issue 19's goals: the promotion thread under 1 % of one CPU
+shape, against our goals: the promotion thread under 1 % of one CPU
 at 16 GiB (default periods), no super-linear term (CPU per GiB and per
 pass at the largest working set within 1.25x of the smallest, for each
 process count), lock holds bounded (p99 at the largest working set within

@@ -8,7 +8,7 @@
 #
 # -c picks configurations by label, in the order given (default: all of
 # CONFIGS, in order).
-# -i is the churn run (issue 19): each configuration's program faults its
+# -i is the churn run: each configuration's program faults its
 # buffer CYCLES times, IDLE seconds apart, with no untimed refill of
 # HawkEye's pool (the run's default configurations are CHURN_CONFIGS).
 # The configurations are interleaved: REPS rounds, each of which runs every

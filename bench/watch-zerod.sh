@@ -1,5 +1,5 @@
 #!/bin/bash
-# Watches the zeroing threads while CMD runs, for what session 28 saw in
+# Watches the zeroing threads while CMD runs, for what was once seen in
 # the Redis bloat runs (bench/README.md, "When zerod's CPU time is not
 # zeroing"): hawkeye_zerod charged a whole CPU while hawkeye_prezero_pages
 # stood still. Runs INSIDE the guest as root:

@@ -171,7 +171,7 @@ def section_bloat(b, rd, bt=None):
     t4 = g("Linux-4KB", "throughput_no_pressure")
     pr = p7["rows"]
     comps = [
-        # (ratio, ours, paper, tolerance): 10 % on memory (issue 4's goal),
+        # (ratio, ours, paper, tolerance): 10 % on memory (our goal),
         # 2 % on throughput (the paper's HawkEye is within 0.2 % of Linux-2MB)
         (
             "memory after delete, Linux-2MB / Linux-4KB",
@@ -217,7 +217,7 @@ def section_bloat(b, rd, bt=None):
         memory_note = (
             f"What does not: HawkEye's footprint under pressure stays above Linux-4KB's ({fx(r_hp)}), "
             "because jemalloc leaves each 2 MB value's unused tail in a huge page with fewer zero subpages "
-            "than the split threshold (issue 4), and recovery stops at the low watermark (70 % in use), "
+            "than the split threshold, and recovery stops at the low watermark (70 % in use), "
             "which a 2 GiB guest reaches before all bloat is gone."
         )
     out += [

@@ -109,7 +109,7 @@ def section_prezero(z, big, rd):
         if d.get("speedup") is None or w == start_alone:
             continue
         lo, hi = d.get("speedup_range") or (d["speedup"], d["speedup"])
-        claims.append((f"our goal (issue 19): {w}, HawkEye-2MB at least as fast as Linux-2MB (Table 8)",
+        claims.append((f"our goal: {w}, HawkEye-2MB at least as fast as Linux-2MB (Table 8)",
                        "1.26x (Redis)" if w.startswith("redis") else "-", fx_spread(d["speedup"], lo, hi),
                        goal_verdict(lo, hi, 1.0, met="reproduced (goal met)",
                                     missed="not reproduced (goal not met)")))
@@ -126,7 +126,7 @@ def section_prezero(z, big, rd):
     for w, d in ours.items():
         if w.startswith(("jvm,", "jvm pre-touch,")) and w != start_alone:
             lo, hi = d.get("speedup_range") or (None, None)
-            claims.append((f"our goal (issue 19): {w}, spin-up with pre-zeroing at least 5x faster (Table 8)",
+            claims.append((f"our goal: {w}, spin-up with pre-zeroing at least 5x faster (Table 8)",
                            "13.6x", fx_spread(d.get("speedup"), lo, hi),
                            goal_verdict(lo, hi, 5.0, met="reproduced (goal met)",
                                         missed="not reproduced (goal not met)")))

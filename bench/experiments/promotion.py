@@ -91,7 +91,7 @@ def section_promotion(pm, rd):
         )
         claims.append(
             (
-                f"our goal (issue 19): {w}: HawkEye-G reaches 90 % hot coverage >= "
+                f"our goal: {w}: HawkEye-G reaches 90 % hot coverage >= "
                 f"{c.get('goal_t90_ratio', 5):g}x sooner than Linux at the same budget",
                 "-",
                 fx_spread(t90, t90_lo, t90_hi),
@@ -102,7 +102,7 @@ def section_promotion(pm, rd):
         bar = c.get("goal_promotions_per_hot_region", 1.2)
         claims.append(
             (
-                f"our goal (issue 19): {w}: HawkEye-G needs <= {bar:g} promotions per hot region",
+                f"our goal: {w}: HawkEye-G needs <= {bar:g} promotions per hot region",
                 "-",
                 f"{fmt(per_hot)}" + (f" ({fmt(ph_lo)}-{fmt(ph_hi)})" if ph_lo != ph_hi else ""),
                 "not run" if per_hot is None else

@@ -107,7 +107,7 @@ def section_sampling(s, cpu, rd):
     if s and s.get("points"):
         g = s["goals"]
         out += [
-            "### Costs as memory grows (issue 19)",
+            "### Costs as memory grows",
             "",
             "`bench/run-scaling`: one 20 GiB guest; each working set is split over 1, 8 or 64 processes "
             "that keep writing random 4 KB pages, of all of it (100 % hot: the worst case) or of its first "
@@ -142,13 +142,13 @@ def section_sampling(s, cpu, rd):
         out.append("")
         claims += [
             (f"Sampling costs at most {g['pct_at_largest']['goal']:g} % of one CPU at "
-             f"{fmt(g['pct_at_largest']['gib'], 0)} GiB, default periods (issue 19)",
+             f"{fmt(g['pct_at_largest']['gib'], 0)} GiB, default periods",
              "negligible", f"{fmt(g['pct_at_largest']['ours'], 3)} % (all of it hot, worst process count)",
              "reproduced (goal met)" if g["pct_at_largest"]["met"] else "not reproduced (goal missed)"),
         ]
         claims += [
             (f"Sampling costs at most {v['goal']:g} % of one CPU at {fmt(v['gib'], 0)} GiB with "
-             f"{v['hot_pct']} % of it hot, default periods (issue 19)",
+             f"{v['hot_pct']} % of it hot, default periods",
              "negligible", f"{fmt(v['ours'], 3)} % (worst process count)",
              "reproduced (goal met)" if v["met"] else "not reproduced (goal missed)")
             for v in g.values() if "hot_pct" in v
@@ -161,15 +161,15 @@ def section_sampling(s, cpu, rd):
                     "worst case's CPU divided by that factor estimates the hardware's.", ""]
             claims.append(
                 (f"Sampling costs at most {v['goal']:g} % of one CPU at {fmt(v['gib'], 0)} GiB on hardware, "
-                 "all of it hot (estimate: TCG's figure / the inner loop's TCG slowdown; issue 19)",
+                 "all of it hot (estimate: TCG's figure / the inner loop's TCG slowdown)",
                  "negligible", f"{fmt(v['ours'], 3)} % (/ {fx(v['tcg_factor'])})",
                  "reproduced (goal met, estimated)" if v["met"] else "not reproduced (goal missed, estimated)"))
         claims += [
-            ("Sampling cost grows linearly with the working set: no super-linear term (issue 19)",
+            ("Sampling cost grows linearly with the working set: no super-linear term",
              "-", f"per-GiB cost {fx(g['linear']['ours'])} from smallest to largest (goal <= "
              f"{g['linear']['goal']:g}x)",
              "reproduced (goal met)" if g["linear"]["met"] else "not reproduced (goal missed)"),
-            ("mmap_lock holds of sampling stay bounded as memory grows (issue 19)",
+            ("mmap_lock holds of sampling stay bounded as memory grows",
              "-", f"p99 {fx(g['holds_bounded']['ours'])} from smallest to largest (goal <= "
              f"{g['holds_bounded']['goal']:g}x)",
              "reproduced (goal met)" if g["holds_bounded"]["met"] else "not reproduced (goal missed)"),
@@ -177,7 +177,7 @@ def section_sampling(s, cpu, rd):
         out += recorded(s.get("environment"))
     else:
         out += ["The scaling run has not been run: results/sampling.json is missing (`bench/run-scaling`).", ""]
-        claims.append(("HawkEye's access-bit sampling costs negligible CPU as memory grows (§4, issue 19)",
+        claims.append(("HawkEye's access-bit sampling costs negligible CPU as memory grows (§4)",
                        "negligible", None, "not run"))
     if cpu:
         out += ["CPU time of the memory-management threads during each benchmark run (read from "
@@ -186,7 +186,7 @@ def section_sampling(s, cpu, rd):
                 "(`khugepaged`, `kcompactd`). Pre-zeroing with no rate limit (Table 1, Table 8) is "
                 "the zeroing the faults would otherwise do themselves. Under TCG a thread is charged for the "
                 "time it is on a CPU however slowly its vCPU runs: the threads zeroed 0.2 to 2.9 GB per "
-                "CPU-second in session 28's guests; far less marks a stalled vCPU, not work "
+                "CPU-second in our guests; far less marks a stalled vCPU, not work "
                 "(bench/README.md, \"When zerod's CPU time is not zeroing\").", ""]
         out += thread_cpu_lines(cpu)
         worst_rated = max((hawkeye_cpu_pct(e) or 0 for e in cpu

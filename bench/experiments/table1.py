@@ -189,12 +189,12 @@ def section_table1(t, rd, quick=None):
         claim("with 4 KB pages pre-zeroing helps only modestly (Table 1, §3.1)", "1.28x",
               "Linux-4KB", "HawkEye-4KB", "total_us", 1.6, met=tcg,
               missed=goal_verdict(r4k[1] or r4k[0], r4k[2] or r4k[0], 1)),
-        claim("our goal (issue 19): a pre-zeroed 2 MB fault >= 35x cheaper than Linux-2MB's "
+        claim("our goal: a pre-zeroed 2 MB fault >= 35x cheaper than Linux-2MB's "
               "(paper 35.8x)", "35.8x", "Linux-2MB", "HawkEye-2MB", "avg_fault_us", 35,
               met="reproduced (goal met)", missed="not reproduced (goal not met)"),
     ]
     claims += [
-        claim(f"our goal (issue 18): pre-zeroed {size} mTHP faults >= 3x faster than Linux's", "-",
+        claim(f"our goal: pre-zeroed {size} mTHP faults >= 3x faster than Linux's", "-",
               f"Linux-{size}", f"HawkEye-{size}", "avg_fault_us", 3,
               met="reproduced (goal met)", missed="not reproduced (goal not met)")
         for size, _ in mthp

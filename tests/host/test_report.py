@@ -298,7 +298,7 @@ def test_full_report(tmp_path):
     text, claims = report.build_report(res, str(tmp_path))
     assert "**not run**" in text  # Figure 8, Table 9 and the native runs only
     assert text.count("**not run**") == 3
-    # Issue 18: split to mTHP against split to 4 KB
+    # Split to mTHP against split to 4 KB
     assert "| HawkEye-64KB | 1,010 | 200 | 400 | 600 | 1000 | 20000 | 270000 |" in text
     assert "memory 1.01x, huge + mTHP memory kept 6.00x" in text
     c18 = claims_by_prefix(claims)
@@ -312,7 +312,7 @@ def test_full_report(tmp_path):
     assert cl["Promotions between nested containers follow memory.thp.weight (1:3)"][2:] == (
         "2.90x (2.5-3x) (3:9)", "not reproduced (goal not met)")
     assert cl[next(c for c in cl if c.startswith("HawkEye inside a container"))][3].startswith("partly")
-    # Churn (issue 19): per-round ratios to Linux-2MB, the zeroing thread's CPU share, the goal
+    # Churn: per-round ratios to Linux-2MB, the zeroing thread's CPU share, the goal
     assert "| HawkEye-2MB | 100 (90.0-110) | 256 | 256 | 15.0 | 40.00x |" in text
     assert "| HawkEye-2MB-fixed | 600 (600-800) | 256 | 220 | 5.0 | 6.00x (5.5-6.67x) |" in text
     assert c18[next(c for c in c18 if "under churn" in c)][2:] == ("40.00x", "reproduced (goal met)")
@@ -334,9 +334,9 @@ def test_full_report(tmp_path):
     assert c["xsbench: HawkEye-G runs faster than Linux over the run (Figure 5)"][3] == "reproduced"
     assert c["xsbench: time saved per promotion, HawkEye-G / Linux (Figure 5)"][2] == "4.00x (3.5-4.5x)"
     # The goals, from the rounds' ranges: one round below 5x, one above 1.2
-    goal_t90 = "our goal (issue 19): xsbench: HawkEye-G reaches 90 % hot coverage >= 5x sooner than Linux at the same budget"
+    goal_t90 = "our goal: xsbench: HawkEye-G reaches 90 % hot coverage >= 5x sooner than Linux at the same budget"
     assert c[goal_t90][2:] == ("6.00x (4.5-7x)", "within noise (4.5-7x around 5x)")
-    goal_per_hot = "our goal (issue 19): xsbench: HawkEye-G needs <= 1.2 promotions per hot region"
+    goal_per_hot = "our goal: xsbench: HawkEye-G needs <= 1.2 promotions per hot region"
     assert c[goal_per_hot][2:] == ("1.00 (1.00-1.25)", "within noise (1.00-1.25 around 1.2)")
     fair = [k for k in c if "shares promotions" in k][0]
     assert c[fair][3] == "reproduced"
@@ -348,7 +348,7 @@ def test_full_report(tmp_path):
     assert "| 1 | 1-16 | 0.97x | 1.20x |" in text
     assert c[next(k for k in c if k.startswith("Sampling costs at most 1 %"))][2:] == (
         "5.000 % (all of it hot, worst process count)", "not reproduced (goal missed)")
-    assert c["mmap_lock holds of sampling stay bounded as memory grows (issue 19)"][3] == "reproduced (goal met)"
+    assert c["mmap_lock holds of sampling stay bounded as memory grows"][3] == "reproduced (goal met)"
     counts = report.verdict_counts(claims)
     assert counts["not run"] == 3 and sum(counts.values()) == len(claims)
 
@@ -414,7 +414,7 @@ def with_rounds(result, values):
 
 
 def test_table1_verdicts_follow_the_spread_and_quick_is_compared(tmp_path):
-    """Issue 19: the ratio is the median of the per-round ratios; a goal that
+    """The ratio is the median of the per-round ratios; a goal that
     the range straddles is 'within noise'; a QUICK run's ratios stand beside
     the full run's, marked by whether their ranges overlap."""
     straddles = {"Linux-2MB": [3500.0, 3500.0, 3500.0], "HawkEye-2MB": [50.0, 120.0, 90.0]}
@@ -424,7 +424,7 @@ def test_table1_verdicts_follow_the_spread_and_quick_is_compared(tmp_path):
     (tmp_path / "table1-quick.json").write_text(json.dumps(quick))
     res = report.load(str(tmp_path))
     text, claims = report.build_report(res, str(tmp_path))
-    goal = claims_by_prefix(claims)["our goal (issue 19): a pre-zeroed 2 MB fault >= 35x cheaper "
+    goal = claims_by_prefix(claims)["our goal: a pre-zeroed 2 MB fault >= 35x cheaper "
                                     "than Linux-2MB's (paper 35.8x)"]
     assert goal[2] == "38.89x (29.2-70x)" and goal[3].startswith("within noise")
     assert ("| avg fault latency, Linux-2MB / HawkEye-2MB | 35.77x | 38.89x (29.2-70x) | within noise |"
@@ -475,7 +475,7 @@ def test_figure8_speedup_must_beat_the_runs_without_the_hot_regions_huge():
     from experiments.order import helps_verdict
     assert helps_verdict([], [1.0]) == "not run"
     assert helps_verdict([1.36, 1.33], [1.0]) == "reproduced"
-    # session 37's demo: Linux redis-first and Ingens (0 % hot coverage) gained 1.20-1.25x too
+    # one demo: Linux redis-first and Ingens (0 % hot coverage) gained 1.20-1.25x too
     assert helps_verdict([1.36, 1.33], [1.0, 1.20, 1.18, 1.25]).startswith(
         "not reproduced (TCG: no TLB; runs without")
     assert helps_verdict([1.05, 1.3], [1.0]) == "not reproduced (TCG: no TLB)"

@@ -55,7 +55,7 @@ def test_warmup_is_reported_apart_from_the_means(parsed):
 
 
 def test_zeroing_counts_above_the_faults_of_their_size_are_refused():
-    """The counting bug of issue 19: 264 of 256 2 MB faults pre-zeroed."""
+    """A counting bug once seen: 264 of 256 2 MB faults pre-zeroed."""
     def line(**kw):
         r = json.loads(rep("HawkEye-2MB", 0, 256, 1000.0, 900, 1100.0, 256))
         return json.dumps(dict(r, **kw))
