@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What huge pages are worth on a hardware MMU: the promotion workloads run
 natively (no TCG) with huge pages and with base pages, on a host that has a
-real TLB, for example a lent device machine. TCG has no TLB model
+real TLB, for example a cloud VM on real hardware. TCG has no TLB model
 (bench/README.md), so the TCG runs of `make demo` cannot show this.
 
   bench/native_tlb.py [-b BINDIR] [-o OUT.json] [-m MB] [-d SECONDS] [-r ROUNDS]

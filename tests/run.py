@@ -33,7 +33,7 @@ UPSTREAM = [
 ]
 GUEST_TEST_LIMIT = 600
 # Programs that need longer under KASAN: prezero took 570 s in a debug
-# boot of its own and 602 s in CI (session 34: killed at its last case);
+# boot of its own and 602 s in CI (killed at its last case);
 # paced_fault_wakes_the_idle_thread alone fills 70 % of memory with 4 KB
 # faults twice (283 s).
 GUEST_TEST_LIMITS = {"prezero": 900}
@@ -56,9 +56,9 @@ BOOT_TIMEOUT_S = 1200
 # million one-byte write()s took about 15 minutes there, cow about 3, and
 # khugepaged's collapse_compound_extreme holds up to 1 GB of partly mapped
 # THPs, more than one node of that guest has (CI: "Failed to allocate huge
-# page" with HawkEye off, stop 23).
+# page" with HawkEye off).
 # transhuge-stress runs last in the KASAN boot: the free memory it left
-# behind was fragmented (FMFI 60 %, CI-like run of session 13), and the
+# behind was fragmented (FMFI 60 % in a CI-like run), and the
 # ingens tests after it, which need free 2 MB blocks, failed.
 # (Policy hawkeye-g is not on there: under it khugepaged leaves anonymous
 # memory to HawkEye, which upstream's khugepaged test would see.) The

@@ -1,5 +1,5 @@
 """What huge pages are worth on a hardware MMU (bench/native_tlb.py, run
-natively on a lent machine): the ground truth that TCG cannot give for
+natively on a machine with a real TLB): the ground truth that TCG cannot give for
 Tables 3, 5 and 9."""
 
 from . import fairness, table9

@@ -5,7 +5,7 @@
 # yet patched, so pgtable_l5_enabled() reads false; an interrupt then sees
 # KASAN's shadow bounds computed for 4 levels, and reports every direct
 # map address as a "wild-memory-access" (an upstream x86 bug: 3 boots of
-# 40 in session 34; CI failed on it). scripts/vm-run boots KASAN kernels
+# 40; CI failed on it). scripts/vm-run boots KASAN kernels
 # with no5lvl.
 grep -qw kasan_report /proc/kallsyms || { echo "not a KASAN kernel"; exit 4; }
 if grep -qw la57 /proc/cpuinfo; then

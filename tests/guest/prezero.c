@@ -463,7 +463,7 @@ TEST_F_TIMEOUT(prezero, one_thread_per_node_zeroes_its_node, 600)
 	 * Both pools full: they stop growing. Node 1's holds more than the
 	 * faults drain; node 0's, whose free memory earlier tests and the
 	 * kernel share, only has to be there: it held 494 MB in a
-	 * fresh-clone make test (session 17), short of the 512 MB asked of
+	 * fresh-clone make test, short of the 512 MB asked of
 	 * both before.
 	 */
 	wait_two_pools_full(300);
@@ -601,7 +601,7 @@ TEST_F_TIMEOUT(prezero, paced_fault_wakes_the_idle_thread, 300)
 		 * free memory): faults take zeroed blocks first while pre-zeroing
 		 * is on, and the thread refills 4 MB only. With it off, zeroed
 		 * blocks may be anywhere in the lists and a drain of most of free
-		 * memory left 617 MB of them (CI, stop 37).
+		 * memory left 617 MB of them (in CI once).
 		 */
 		ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "1"));
 		for (; drains < 4 && node_zeroed(0) >= (long)(len / PAGE_SZ / 2); drains++)

@@ -70,7 +70,7 @@ switcher=$!
 
 # Every 30 s each stress-ng process's state, CPU ticks and wait channel: a
 # stressor that stops progressing without staying in D shows where it
-# waits (CI, session 30: vm, mmap and mremap got 0.3-0.45 s of CPU in
+# waits (in CI once: vm, mmap and mremap got 0.3-0.45 s of CPU in
 # 120 s, against about 20 s each in a soak of their own).
 (
 	while sleep 30; do

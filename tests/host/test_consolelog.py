@@ -37,7 +37,7 @@ def test_a_kmemleak_scan_line_alone_is_not_a_problem():
     # A scan may report an object whose pointer it missed at that moment,
     # and the next find it referenced: the file is empty, the line stays
     # (one way a boot whose tests all passed, kmemleak.sh's included,
-    # failed in CI, stop 35). kmemleak.sh fails on confirmed leaks.
+    # failed in CI once). kmemleak.sh fails on confirmed leaks.
     line = "[ 2000.0] kmemleak: 1 new suspected memory leaks (see /sys/kernel/debug/kmemleak)"
     assert kernel_problems(CLEAN_BOOT + line + "\n") == []
 

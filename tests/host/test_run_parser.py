@@ -18,14 +18,14 @@ def test_failures_are_quoted():
     assert count_one(body, 2) == (0, 1, 0, "exit status 2; collapse_swapin (khugepaged:anon): "
                                            "Swapout one page... Fail")
     assert count_one(["Run test: x", "OK"], 1)[3] == "exit status 1"
-    # khugepaged exits early on these (CI, stop 23, quoted nothing then)
+    # khugepaged exits early on these (CI once quoted nothing then)
     body = ["Run test: collapse_compound_extreme (madvise:anon)", "Failed to allocate huge page"]
     assert count_one(body, 1)[3] == ("exit status 1; collapse_compound_extreme (madvise:anon): "
                                      "Failed to allocate huge page")
 
 
 def test_kselftest_assertions_are_quoted_first():
-    # CI (stop 27) quoted only "# FAIL" and "not ok": which EXPECT failed was lost
+    # CI once quoted only "# FAIL" and "not ok": which EXPECT failed was lost
     body = ["#  RUN           faults.f ...",
             "# faults.c:221:f:registrations failed: 3, promotions failed: 9",
             "# faults.c:234:f:Expected 1 (1) <= samples (0)",
@@ -106,7 +106,7 @@ def test_frames():
 
 
 def test_failed_boot_names_its_kernel_problem(tmp_path):
-    # CI (stop 35) printed only "vm-run exit status 101": which problem
+    # CI once printed only "vm-run exit status 101": which problem
     # the console held was lost with the machine
     console = tmp_path / "console.log"
     console.write_text("boot\nWARNING: CPU: 1 PID: 89 at mm/x.c:12 f+0x5/0x55\nok\n")
