@@ -754,6 +754,12 @@ static int fill_then_charge_huge(long mb)
 		h[i] = byte_at(i);
 	if (madvise(c, HPAGE_SZ, MADV_COLLAPSE))
 		return 10;
+	/*
+	 * Before the reads below: they swap the rest back in, and the
+	 * reclaim that makes room for it may swap the new THP out in turn.
+	 */
+	if (!is_thp(0, (unsigned long)c))
+		return 11;
 	for (i = 0; i < HPAGE_SZ; i += PAGE_SZ)
 		if (c[i] != byte_at(i))
 			return 20;
@@ -763,7 +769,7 @@ static int fill_then_charge_huge(long mb)
 	for (i = 0; i < len; i += PAGE_SZ)
 		if (p[i] != byte_at(i))
 			return 22;
-	return is_thp(0, (unsigned long)c) ? 0 : 11;
+	return 0;
 }
 
 /*
