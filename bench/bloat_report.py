@@ -72,6 +72,12 @@ def summarize_config(samples, steps, end):
 
     first = samples[0] if samples else None
     final = samples[-1] if samples else None
+
+    def delta(key, less=None):
+        if not samples or first.get(key, -1) < 0:
+            return None
+        d = final[key] - first[key]
+        return d - (final[less] - first[less]) if less else d
     return {
         "completed": bool(end and end.get("completed")),
         "server_alive": bool(end and end.get("server_alive")),
@@ -94,6 +100,11 @@ def summarize_config(samples, steps, end):
         "collapses": final["collapse"] - first["collapse"] if samples else None,
         "mthp_split": final["mthp_split"] - first["mthp_split"]
         if samples and first.get("mthp_split", -1) >= 0 else None,
+        # Splits by everyone else (the kernel's own counters less recovery's):
+        # THPs the deferred split shrinker found underused, and mTHPs that
+        # madvise(), reclaim, migration or the shrinker split.
+        "underused_split": delta("underused_split"),
+        "mthp_split_elsewhere": delta("mthp_split_all", "mthp_split"),
     }
 
 

@@ -293,14 +293,16 @@ static int watch(int pid, const char *config, const char *phasefile, char **cgs,
 		       "\"mem_available_kb\": %ld, \"swap_used_kb\": %ld, \"thp_split\": %ld, "
 		       "\"zero_freed\": %ld, \"collapse\": %ld, \"mthp_kb\": %ld, "
 		       "\"mthp_split\": %ld, \"prezero_pages\": %ld, \"prezero_wasted\": %ld, "
-		       "\"free_zeroed_kb\": %ld",
+		       "\"free_zeroed_kb\": %ld, \"thp_split_all\": %ld, \"underused_split\": %ld, "
+		       "\"mthp_split_all\": %ld",
 		       config, now() - t0, phase, rss, swap, huge,
 		       meminfo_kb("MemAvailable"), meminfo_kb("SwapTotal") - meminfo_kb("SwapFree"),
 		       vmstat("hawkeye_debloat_thp_split"),
 		       vmstat("hawkeye_debloat_zero_pages_freed"), vmstat("thp_collapse_alloc"),
 		       mthp_stat("nr_anon", true), vmstat("hawkeye_debloat_mthp_split"),
 		       vmstat("hawkeye_prezero_pages"), vmstat("hawkeye_prezero_wasted"),
-		       vmstat("nr_free_zeroed") * 4);
+		       vmstat("nr_free_zeroed") * 4, vmstat("thp_split_page"),
+		       vmstat("thp_underused_split_page"), mthp_stat("split", false));
 		if (ncg)
 			watch_cgroups(cgs, ncg);
 		printf("}\n");
