@@ -112,6 +112,16 @@ bool __hawkeye_huge_capped(struct mm_struct *mm, bool collapse);
 #define HAWKEYE_NR_BUCKETS	10
 
 /**
+ * struct hawkeye_vtime - a cgroup's place in promotion's fair queueing
+ * @t: its virtual time in each bucket of access coverage
+ * @last: the bucket it was served in last, plus one; 0: none yet
+ */
+struct hawkeye_vtime {
+	unsigned int t[HAWKEYE_NR_BUCKETS];
+	unsigned int last;
+};
+
+/**
  * struct hawkeye_memcg - HawkEye's state in a memory cgroup
  * @debloat_off: memory.thp.shrink_underused is 0: recovery splits none of the
  *	THPs charged to the cgroup or its descendants
@@ -121,8 +131,7 @@ bool __hawkeye_huge_capped(struct mm_struct *mm, bool collapse);
  *	for promotions; 0: 100
  * @huge_capped: memory.thp.max is not "max": ...
  * @huge_max: ... the most anonymous THP memory of the subtree, in pages
- * @vtime: promotion: the cgroup's virtual time in start-time fair queueing,
- *	one for each bucket of access coverage
+ * @vtime: promotion: the cgroup's place in start-time fair queueing
  * @thp: recovery's last look at the cgroup's anonymous THPs, in pages ...
  * @thp_at: ... and when, in jiffies
  *
@@ -135,7 +144,7 @@ struct hawkeye_memcg {
 	unsigned int weight;
 	bool huge_capped;
 	unsigned long huge_max;
-	unsigned int vtime[HAWKEYE_NR_BUCKETS];
+	struct hawkeye_vtime vtime;
 	unsigned long thp;
 	unsigned long thp_at;
 };

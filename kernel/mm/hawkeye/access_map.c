@@ -90,7 +90,7 @@ struct hawkeye_pick {
 struct hawkeye_share {
 	struct mem_cgroup *memcg;	/* referenced for the batch; NULL: none */
 	unsigned int weight;
-	unsigned int *vtime;		/* [HAWKEYE_NR_BUCKETS] */
+	struct hawkeye_vtime *vtime;
 };
 
 /* Virtual time a region costs a cgroup of weight 1. */
@@ -252,25 +252,41 @@ static void promote_take(struct hawkeye_pick *out, struct hawkeye_mm *hm,
 static bool promote_before(const struct hawkeye_share *x,
 			   const struct hawkeye_share *y, int b)
 {
-	return (int)(x->vtime[b] - y->vtime[b]) < 0;
+	return (int)(x->vtime->t[b] - y->vtime->t[b]) < 0;
 }
 
 /*
- * Bucket @b's turn: a cgroup that kept promoting there is at most a
- * region of weight 1 ahead of the bucket's clock @vclock. One behind it
- * had nothing to promote there meanwhile, one further ahead is stale
- * (absent or capped for long, or the thread restarted with a fresh
- * clock): either starts at the clock.
+ * Bucket @b's turn, with @vclock the buckets' clocks: a cgroup that kept
+ * promoting there is up to a region of weight 1 ahead of the clock and
+ * keeps its place. One served in another bucket since, whose regions
+ * climbed or fell into @b, enters at the clock plus its lag in that
+ * bucket (how far it was ahead of that clock), so that cgroups that move
+ * together keep their order by weight: at the clock, each would get a
+ * turn in every bucket entered. Any other one behind the clock had
+ * nothing to promote there meanwhile, one further ahead is stale (absent
+ * or capped for long, or the thread restarted with fresh clocks): each
+ * starts at the clock.
  */
 static void promote_vtime_settle(struct hawkeye_share *share, unsigned int nr,
-				 int b, unsigned int vclock)
+				 int b, const unsigned int *vclock)
 {
-	unsigned int i;
+	unsigned int i, ahead, lag;
 
-	for (i = 0; i < nr; i++)
-		if (share[i].weight &&
-		    share[i].vtime[b] - vclock > PROMOTE_VTIME_UNIT)
-			share[i].vtime[b] = vclock;
+	for (i = 0; i < nr; i++) {
+		struct hawkeye_vtime *v = share[i].vtime;
+		int from = (int)v->last - 1;
+
+		if (!share[i].weight)
+			continue;
+		ahead = v->t[b] - vclock[b];
+		if (ahead && ahead <= PROMOTE_VTIME_UNIT)
+			continue;
+		lag = from >= 0 && from != b ? v->t[from] - vclock[from] : 0;
+		if (lag <= PROMOTE_VTIME_UNIT)
+			v->t[b] = vclock[b] + lag;
+		else if (ahead > PROMOTE_VTIME_UNIT)
+			v->t[b] = vclock[b];
+	}
 }
 
 /*
@@ -312,7 +328,7 @@ static unsigned int promote_order(struct hawkeye_mm **hms, unsigned int nr,
 		if (b < 0)
 			break;
 		if (b != settled) {
-			promote_vtime_settle(share, nr, b, rr->vclock[b]);
+			promote_vtime_settle(share, nr, b, rr->vclock);
 			settled = b;
 		}
 		start = b == rr->bucket ? promote_turn(hms, nr, rr->seq) : 0;
@@ -325,8 +341,9 @@ static unsigned int promote_order(struct hawkeye_mm **hms, unsigned int nr,
 				best = i;
 		}
 		promote_take(&out[k], hms[best], pos[best], b);
-		rr->vclock[b] = share[best].vtime[b];
-		share[best].vtime[b] += PROMOTE_VTIME_UNIT / share[best].weight;
+		rr->vclock[b] = share[best].vtime->t[b];
+		share[best].vtime->t[b] += PROMOTE_VTIME_UNIT / share[best].weight;
+		share[best].vtime->last = b + 1;
 		rr->bucket = b;
 		rr->seq = hms[best]->seq;
 	}
@@ -722,7 +739,7 @@ static struct hawkeye_share *promote_shares(struct hawkeye_mm **hms,
 					    unsigned int nr)
 {
 	/* Without memory cgroups all share one time: plain turns. */
-	static unsigned int vtime_no_memcg[HAWKEYE_NR_BUCKETS];
+	static struct hawkeye_vtime vtime_no_memcg;
 	struct hawkeye_share *share = kmalloc_array(nr, sizeof(*share), GFP_KERNEL);
 	bool *active = kmalloc_array(nr, sizeof(*active), GFP_KERNEL);
 	unsigned int i;
@@ -736,9 +753,9 @@ static struct hawkeye_share *promote_shares(struct hawkeye_mm **hms,
 		share[i].weight = hawkeye_memcg_huge_full(memcg) ?
 				  0 : hawkeye_memcg_weight(memcg);
 #ifdef CONFIG_MEMCG
-		share[i].vtime = memcg ? memcg->hawkeye.vtime : vtime_no_memcg;
+		share[i].vtime = memcg ? &memcg->hawkeye.vtime : &vtime_no_memcg;
 #else
-		share[i].vtime = vtime_no_memcg;
+		share[i].vtime = &vtime_no_memcg;
 #endif
 		active[i] = share[i].weight && READ_ONCE(hms[i]->map.nr_regions);
 	}

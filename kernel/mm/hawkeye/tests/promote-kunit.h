@@ -176,13 +176,13 @@ static void promote_test_fig4(struct kunit *test, struct hawkeye_mm **hms)
 static int promote_test_round_weighted(struct kunit *test,
 				       struct hawkeye_mm **hms, unsigned int nr,
 				       const unsigned int *weights,
-				       unsigned int (*vtime)[HAWKEYE_NR_BUCKETS],
+				       struct hawkeye_vtime *vtime,
 				       struct hawkeye_rr *rr, unsigned int n,
 				       unsigned long *seq)
 {
 	struct list_head *pos[3][HAWKEYE_NR_BUCKETS];
 	struct hawkeye_share share[3];
-	unsigned int fresh[3][HAWKEYE_NR_BUCKETS] = {};
+	struct hawkeye_vtime fresh[3] = {};
 	struct hawkeye_pick picks[16];
 	unsigned int i, got;
 
@@ -191,7 +191,7 @@ static int promote_test_round_weighted(struct kunit *test,
 	for (i = 0; i < nr; i++)
 		share[i] = (struct hawkeye_share){
 			.weight = weights ? weights[i] : 100,
-			.vtime = vtime ? vtime[i] : fresh[i],
+			.vtime = vtime ? &vtime[i] : &fresh[i],
 		};
 	got = promote_order(hms, nr, share, pos, rr, picks, n);
 	for (i = 0; i < got; i++) {
@@ -219,7 +219,8 @@ static void promote_test_order_weights(struct kunit *test)
 	static const unsigned int weights[] = { 100, 300 }, capped[] = { 0, 300 };
 	struct hawkeye_rr rr = { .bucket = -1 };
 	struct hawkeye_mm *hms[2];
-	unsigned int done[2], vtime[2][HAWKEYE_NR_BUCKETS] = {};
+	struct hawkeye_vtime vtime[2] = {};
+	unsigned int done[2];
 	unsigned long seq[16];
 	int i, j, n;
 
@@ -268,7 +269,8 @@ static void promote_test_order_weights_across_batches(struct kunit *test)
 
 	for (c = 0; c < 2; c++) {
 		struct hawkeye_rr rr = { .bucket = -1 };
-		unsigned int done[2] = {}, vtime[2][HAWKEYE_NR_BUCKETS] = {};
+		struct hawkeye_vtime vtime[2] = {};
+		unsigned int done[2] = {};
 
 		for (i = 0; i < 2; i++) {
 			hms[i] = promote_test_mm(test, i + 1);
@@ -311,7 +313,8 @@ static void promote_test_order_stale_vtime(struct kunit *test)
 
 	for (c = 0; c < 2; c++) {
 		struct hawkeye_rr rr = { .bucket = -1 };
-		unsigned int done[2] = {}, vtime[2][HAWKEYE_NR_BUCKETS] = {};
+		struct hawkeye_vtime vtime[2] = {};
+		unsigned int done[2] = {};
 
 		for (i = 0; i < 2; i++) {
 			hms[i] = promote_test_mm(test, i + 1);
@@ -322,8 +325,8 @@ static void promote_test_order_stale_vtime(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, promote_test_round_weighted(test, hms, 2,
 				weights, vtime, &rr, 2, seq), 2);
 		rr.vclock[b] = clock[c];
-		vtime[0][b] = stale[c][0];
-		vtime[1][b] = stale[c][1];
+		vtime[0].t[b] = stale[c][0];
+		vtime[1].t[b] = stale[c][1];
 		n = promote_test_round_weighted(test, hms, 2, weights, vtime, &rr,
 						8, seq);
 		KUNIT_ASSERT_EQ(test, n, 8);
@@ -347,7 +350,8 @@ static void promote_test_order_stale_vtime(struct kunit *test)
 static void promote_test_order_weights_across_buckets(struct kunit *test)
 {
 	static const unsigned int weights[] = { 100, 300, 100 };
-	unsigned int done[3] = {}, vtime[3][HAWKEYE_NR_BUCKETS] = {};
+	struct hawkeye_vtime vtime[3] = {};
+	unsigned int done[3] = {};
 	struct hawkeye_rr rr = { .bucket = -1 };
 	struct hawkeye_mm *hms[3];
 	unsigned long seq[3];
@@ -370,6 +374,51 @@ static void promote_test_order_weights_across_buckets(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, done[0], 3U);
 	KUNIT_EXPECT_EQ(test, done[1], 9U);
+	for (i = 0; i < 3; i++)
+		promote_test_free(hms[i]);
+}
+
+/*
+ * Cgroups whose regions climb the buckets together keep their order by
+ * weight: three with weights 100, 75 and 225 and regions moving from
+ * bucket 5 to 7, 8 and 9 between batches of 8 share 80 promotions 20:15:45,
+ * as in one bucket. Starting each at the clock of every bucket entered
+ * gave the lightest a turn in each: 20:16:44.
+ */
+static void promote_test_order_weights_climbing(struct kunit *test)
+{
+	static const unsigned int weights[] = { 100, 75, 225 };
+	static const unsigned int climb[] = { 5, 7, 8, 9 };
+	struct hawkeye_vtime vtime[3] = {};
+	unsigned int done[3] = {};
+	struct hawkeye_rr rr = { .bucket = -1 };
+	struct hawkeye_region *r;
+	struct hawkeye_mm *hms[3];
+	unsigned long seq[8], idx;
+	int i, j, n;
+
+	for (i = 0; i < 3; i++) {
+		hms[i] = promote_test_mm(test, i + 1);
+		for (j = 0; j < 60; j++)
+			promote_test_add(test, hms[i], i * 64 + j,
+					 climb[0] * HAWKEYE_BUCKET_WIDTH);
+	}
+	for (i = 0; i < 10; i++) {
+		if (i && i < ARRAY_SIZE(climb))
+			for (j = 0; j < 3; j++)
+				xa_for_each(&hms[j]->map.regions, idx, r)
+					map_place(hms[j], r,
+						  climb[i] * HAWKEYE_BUCKET_WIDTH,
+						  HPAGE_PMD_ORDER, false);
+		n = promote_test_round_weighted(test, hms, 3, weights, vtime,
+						&rr, 8, seq);
+		KUNIT_ASSERT_EQ(test, n, 8);
+		for (j = 0; j < n; j++)
+			done[seq[j] / 64]++;
+	}
+	KUNIT_EXPECT_EQ(test, done[0], 20U);
+	KUNIT_EXPECT_EQ(test, done[1], 15U);
+	KUNIT_EXPECT_EQ(test, done[2], 45U);
 	for (i = 0; i < 3; i++)
 		promote_test_free(hms[i]);
 }
@@ -716,14 +765,15 @@ static void promote_test_pmu_fallback(struct kunit *test)
 	struct hawkeye_pick picks[16];
 	struct hawkeye_mm *all[3], *hms[3];
 	struct hawkeye_share share[3];
-	unsigned int done[3] = {}, vtime[HAWKEYE_NR_BUCKETS] = {};
+	struct hawkeye_vtime vtime = {};
+	unsigned int done[3] = {};
 	int i, j, n;
 
 	for (i = 0; i < 3; i++) {
 		all[i] = hms[i] = promote_test_mm(test, i + 1);
 		for (j = 0; j < 3; j++)
 			promote_test_add(test, hms[i], PT('A' + i, j), 300);
-		share[i] = (struct hawkeye_share){ .weight = 100, .vtime = vtime };
+		share[i] = (struct hawkeye_share){ .weight = 100, .vtime = &vtime };
 	}
 	all[0]->map.measured = 50;			/* A: measured, low */
 	all[0]->map.measured_at = jiffies;
@@ -937,6 +987,7 @@ static struct kunit_case promote_test_cases[] = {
 	KUNIT_CASE(promote_test_order_weights_across_batches),
 	KUNIT_CASE(promote_test_order_stale_vtime),
 	KUNIT_CASE(promote_test_order_weights_across_buckets),
+	KUNIT_CASE(promote_test_order_weights_climbing),
 	KUNIT_CASE(promote_test_order_fresh),
 	KUNIT_CASE(promote_test_fresh_populated),
 	KUNIT_CASE(promote_test_pmu_table9),
