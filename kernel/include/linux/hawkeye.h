@@ -115,10 +115,18 @@ bool __hawkeye_huge_capped(struct mm_struct *mm, bool collapse);
  * struct hawkeye_vtime - a cgroup's place in promotion's fair queueing
  * @t: its virtual time in each bucket of access coverage
  * @last: the bucket it was served in last, plus one; 0: none yet
+ * @now: the buckets its processes have regions in, at this batch
+ * @queued: ... at the batch before
+ * @entered: buckets in @now, not in @queued, not yet settled this batch
+ * @left: buckets in @queued, not in @now
  */
 struct hawkeye_vtime {
 	unsigned int t[HAWKEYE_NR_BUCKETS];
 	unsigned int last;
+	u16 now;
+	u16 queued;
+	u16 entered;
+	u16 left;
 };
 
 /**

@@ -256,16 +256,44 @@ static bool promote_before(const struct hawkeye_share *x,
 }
 
 /*
- * Bucket @b's turn, with @vclock the buckets' clocks: a cgroup that kept
- * promoting there is up to a region of weight 1 ahead of the clock and
- * keeps its place. One served in another bucket since, whose regions
- * climbed or fell into @b, enters at the clock plus its lag in that
- * bucket (how far it was ahead of that clock), so that cgroups that move
- * together keep their order by weight: at the clock, each would get a
- * turn in every bucket entered. Any other one behind the clock had
- * nothing to promote there meanwhile, one further ahead is stale (absent
- * or capped for long, or the thread restarted with fresh clocks): each
- * starts at the clock.
+ * The buckets each cgroup has regions in at this batch, against the batch
+ * before: those it entered and those it left (promote_vtime_settle()).
+ * The processes of a cgroup share its masks.
+ */
+static void promote_vtime_moves(struct hawkeye_mm **hms, unsigned int nr,
+				struct hawkeye_share *share)
+{
+	unsigned int i, b;
+
+	BUILD_BUG_ON(HAWKEYE_NR_BUCKETS > 16);	/* u16 masks */
+	for (i = 0; i < nr; i++)
+		share[i].vtime->now = 0;
+	for (i = 0; i < nr; i++)
+		for (b = 0; b < HAWKEYE_NR_BUCKETS; b++)
+			if (!list_empty(&hms[i]->map.buckets[b]))
+				share[i].vtime->now |= BIT(b);
+	for (i = 0; i < nr; i++) {
+		struct hawkeye_vtime *v = share[i].vtime;
+
+		v->entered = v->now & ~v->queued;
+		v->left = v->queued & ~v->now;
+	}
+	for (i = 0; i < nr; i++)
+		share[i].vtime->queued = share[i].vtime->now;
+}
+
+/*
+ * Bucket @b's turn, with @vclock the buckets' clocks. A cgroup that kept
+ * promoting there is up to a region of weight 1 ahead of @b's clock and
+ * keeps its place. One further ahead is stale (absent or capped for long,
+ * or the thread restarted with fresh clocks), one behind had nothing to
+ * promote there meanwhile: it starts at the clock, with no credit. A
+ * cgroup whose regions moved into @b since the batch before, out of the
+ * bucket it was served in last (coverages climbing or falling together),
+ * starts no earlier than the clock plus its lag there (how far it was
+ * ahead of that bucket's clock), so that cgroups that move together keep
+ * their order by weight: at the clock, each would get a turn in every
+ * bucket entered.
  */
 static void promote_vtime_settle(struct hawkeye_share *share, unsigned int nr,
 				 int b, const unsigned int *vclock)
@@ -279,13 +307,17 @@ static void promote_vtime_settle(struct hawkeye_share *share, unsigned int nr,
 		if (!share[i].weight)
 			continue;
 		ahead = v->t[b] - vclock[b];
-		if (ahead && ahead <= PROMOTE_VTIME_UNIT)
-			continue;
-		lag = from >= 0 && from != b ? v->t[from] - vclock[from] : 0;
-		if (lag <= PROMOTE_VTIME_UNIT)
-			v->t[b] = vclock[b] + lag;
-		else if (ahead > PROMOTE_VTIME_UNIT)
-			v->t[b] = vclock[b];
+		if (ahead > PROMOTE_VTIME_UNIT)
+			ahead = 0;
+		lag = 0;
+		if (v->entered & BIT(b)) {
+			if (from >= 0 && (v->left & BIT(from)))
+				lag = v->t[from] - vclock[from];
+			if (lag > PROMOTE_VTIME_UNIT)
+				lag = 0;
+			v->entered &= ~BIT(b);
+		}
+		v->t[b] = vclock[b] + max(ahead, lag);
 	}
 }
 
@@ -300,15 +332,16 @@ static void promote_vtime_settle(struct hawkeye_share *share, unsigned int nr,
  * earliest virtual time there is served, and the bucket's clock in @rr is
  * the virtual time of the region it served last. Virtual times carry over
  * from batch to batch and across the other buckets' turns, so weights
- * 1:3 get regions 1:3 of a bucket at any batch size, however other
- * processes' hotter regions interleave; a cgroup that had nothing to
- * promote in the bucket catches up to its clock instead of building up
- * credit. Processes of a cgroup at its cap (weight 0) get none. Whenever
+ * 1:3 get regions 1:3 of a bucket at any batch size, however hotter
+ * regions interleave, and cgroups whose regions move between buckets
+ * together keep their order (promote_vtime_settle()). Processes of a
+ * cgroup at its cap (weight 0) get none. Whenever
  * the bucket changes, turns start with the first process among those
  * whose cgroups are equally early (the paper's order, where all are);
  * they go on from where @rr left them otherwise. @pos is scratch
  * space for @nr processes. Changes nothing but @rr, @pos and @share's
- * virtual times. Returns the number of regions put in @out.
+ * virtual times and bucket masks. Returns the number of regions put in
+ * @out.
  */
 static unsigned int promote_order(struct hawkeye_mm **hms, unsigned int nr,
 				  struct hawkeye_share *share,
@@ -320,6 +353,7 @@ static unsigned int promote_order(struct hawkeye_mm **hms, unsigned int nr,
 	int b, settled = -1;
 
 	promote_pos_init(hms, nr, pos);
+	promote_vtime_moves(hms, nr, share);
 	for (k = 0; k < n; k++) {
 		b = -1;
 		for (i = 0; i < nr; i++)

@@ -44,7 +44,11 @@ int hawkeye_young_ptes(struct vm_area_struct *vma, unsigned long addr,
 struct hawkeye_thp_count {
 	unsigned long nr;
 	unsigned long young;
+	unsigned long holds;	/* of mmap_lock, to count them */
 };
+
+/* The most PMDs hawkeye_count_thps() walks per mmap_lock hold. */
+#define HAWKEYE_THP_COUNT_BATCH	512
 
 spinlock_t *hawkeye_thp_lock(pmd_t *pmd, struct vm_area_struct *vma,
 			     struct folio *(*thp)(pmd_t pmdval),

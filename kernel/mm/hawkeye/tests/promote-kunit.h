@@ -383,7 +383,7 @@ static void promote_test_order_weights_across_buckets(struct kunit *test)
  * weight: three with weights 100, 75 and 225 and regions moving from
  * bucket 5 to 7, 8 and 9 between batches of 8 share 80 promotions 20:15:45,
  * as in one bucket. Starting each at the clock of every bucket entered
- * gave the lightest a turn in each: 20:16:44.
+ * gave the lighter ones a turn in each: 20:17:43.
  */
 static void promote_test_order_weights_climbing(struct kunit *test)
 {
@@ -420,6 +420,42 @@ static void promote_test_order_weights_climbing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, done[1], 15U);
 	KUNIT_EXPECT_EQ(test, done[2], 45U);
 	for (i = 0; i < 3; i++)
+		promote_test_free(hms[i]);
+}
+
+/*
+ * A cgroup's own hotter regions do not cost it its place in a bucket: A
+ * and B (weights 100 each) with regions in bucket 6, and before each
+ * batch of 2 a region of B in bucket 9, which B gets first. A and B
+ * share bucket 6 evenly, 3 and 3 of 6; charging B's region in bucket 9
+ * to its time in bucket 6 again at every batch gave 6 and 0.
+ */
+static void promote_test_order_own_hotter(struct kunit *test)
+{
+	static const unsigned int weights[] = { 100, 100 };
+	struct hawkeye_vtime vtime[2] = {};
+	struct hawkeye_rr rr = { .bucket = -1 };
+	struct hawkeye_mm *hms[2];
+	unsigned int done[2] = {};
+	unsigned long seq[2];
+	int i, j, n;
+
+	for (i = 0; i < 2; i++) {
+		hms[i] = promote_test_mm(test, i + 1);
+		for (j = 0; j < 8; j++)
+			promote_test_add(test, hms[i], PT('A' + i, j), 300);
+	}
+	for (i = 0; i < 6; i++) {
+		promote_test_add(test, hms[1], PT('B', 8 + i), 500);
+		n = promote_test_round_weighted(test, hms, 2, weights, vtime,
+						&rr, 2, seq);
+		KUNIT_ASSERT_EQ(test, n, 2);
+		KUNIT_EXPECT_EQ_MSG(test, seq[0], PT('B', 8 + i), "batch %d", i);
+		done[seq[1] / 16]++;
+	}
+	KUNIT_EXPECT_EQ(test, done[0], 3U);
+	KUNIT_EXPECT_EQ(test, done[1], 3U);
+	for (i = 0; i < 2; i++)
 		promote_test_free(hms[i]);
 }
 
@@ -988,6 +1024,7 @@ static struct kunit_case promote_test_cases[] = {
 	KUNIT_CASE(promote_test_order_stale_vtime),
 	KUNIT_CASE(promote_test_order_weights_across_buckets),
 	KUNIT_CASE(promote_test_order_weights_climbing),
+	KUNIT_CASE(promote_test_order_own_hotter),
 	KUNIT_CASE(promote_test_order_fresh),
 	KUNIT_CASE(promote_test_fresh_populated),
 	KUNIT_CASE(promote_test_pmu_table9),
