@@ -117,8 +117,9 @@ bool __hawkeye_huge_capped(struct mm_struct *mm, bool collapse);
  * @last: the bucket it was served in last, plus one; 0: none yet
  * @now: the buckets its processes have regions in, at this batch
  * @queued: ... at the batch before
- * @entered: buckets in @now, not in @queued, not yet settled this batch
- * @left: buckets in @queued, not in @now
+ * @entered: buckets its regions moved into since the batch before, not
+ *	in @queued, and not yet settled in this batch
+ * @departed: buckets its regions moved out of since the batch before
  */
 struct hawkeye_vtime {
 	unsigned int t[HAWKEYE_NR_BUCKETS];
@@ -126,7 +127,7 @@ struct hawkeye_vtime {
 	u16 now;
 	u16 queued;
 	u16 entered;
-	u16 left;
+	u16 departed;
 };
 
 /**

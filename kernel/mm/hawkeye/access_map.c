@@ -133,6 +133,10 @@ static void map_place(struct hawkeye_mm *hm, struct hawkeye_region *r,
 		hm->map.nr_best[r->best_order]--;
 		hm->map.overhead -= r->ema;
 	}
+	if (!fresh && !r->smaller && !smaller && b != r->bucket) {
+		hm->map.arrived |= BIT(b);
+		hm->map.departed |= BIT(r->bucket);
+	}
 	if (smaller)
 		list_move_tail(&r->node, &hm->map.smaller);
 	else if (!fresh && !r->smaller && b > r->bucket)
@@ -256,9 +260,10 @@ static bool promote_before(const struct hawkeye_share *x,
 }
 
 /*
- * The buckets each cgroup has regions in at this batch, against the batch
- * before: those it entered and those it left (promote_vtime_settle()).
- * The processes of a cgroup share its masks.
+ * Where each cgroup's regions moved since the batch before (map_place()),
+ * for promote_vtime_settle(): the buckets they entered, where the cgroup
+ * had none then, and those they moved out of. The processes of a cgroup
+ * share its masks; a process's moves are taken once.
  */
 static void promote_vtime_moves(struct hawkeye_mm **hms, unsigned int nr,
 				struct hawkeye_share *share)
@@ -266,18 +271,27 @@ static void promote_vtime_moves(struct hawkeye_mm **hms, unsigned int nr,
 	unsigned int i, b;
 
 	BUILD_BUG_ON(HAWKEYE_NR_BUCKETS > 16);	/* u16 masks */
-	for (i = 0; i < nr; i++)
-		share[i].vtime->now = 0;
-	for (i = 0; i < nr; i++)
-		for (b = 0; b < HAWKEYE_NR_BUCKETS; b++)
-			if (!list_empty(&hms[i]->map.buckets[b]))
-				share[i].vtime->now |= BIT(b);
 	for (i = 0; i < nr; i++) {
 		struct hawkeye_vtime *v = share[i].vtime;
 
-		v->entered = v->now & ~v->queued;
-		v->left = v->queued & ~v->now;
+		v->now = 0;
+		v->entered = 0;
+		v->departed = 0;
 	}
+	for (i = 0; i < nr; i++) {
+		struct hawkeye_vtime *v = share[i].vtime;
+		struct hawkeye_access_map *map = &hms[i]->map;
+
+		for (b = 0; b < HAWKEYE_NR_BUCKETS; b++)
+			if (!list_empty(&map->buckets[b]))
+				v->now |= BIT(b);
+		v->entered |= map->arrived;
+		v->departed |= map->departed;
+		map->arrived = 0;
+		map->departed = 0;
+	}
+	for (i = 0; i < nr; i++)
+		share[i].vtime->entered &= ~share[i].vtime->queued;
 	for (i = 0; i < nr; i++)
 		share[i].vtime->queued = share[i].vtime->now;
 }
@@ -288,8 +302,9 @@ static void promote_vtime_moves(struct hawkeye_mm **hms, unsigned int nr,
  * keeps its place. One further ahead is stale (absent or capped for long,
  * or the thread restarted with fresh clocks), one behind had nothing to
  * promote there meanwhile: it starts at the clock, with no credit. A
- * cgroup whose regions moved into @b since the batch before, out of the
- * bucket it was served in last (coverages climbing or falling together),
+ * cgroup with no regions in @b at the batch before, some of whose regions
+ * moved into it since, out of the bucket it was served in last
+ * (coverages climbing or falling, all at once or a few at a time),
  * starts no earlier than the clock plus its lag there (how far it was
  * ahead of that bucket's clock), so that cgroups that move together keep
  * their order by weight: at the clock, each would get a turn in every
@@ -311,7 +326,7 @@ static void promote_vtime_settle(struct hawkeye_share *share, unsigned int nr,
 			ahead = 0;
 		lag = 0;
 		if (v->entered & BIT(b)) {
-			if (from >= 0 && (v->left & BIT(from)))
+			if (from >= 0 && (v->departed & BIT(from)))
 				lag = v->t[from] - vclock[from];
 			if (lag > PROMOTE_VTIME_UNIT)
 				lag = 0;

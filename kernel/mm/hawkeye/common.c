@@ -294,6 +294,7 @@ static int thp_count_pmd(pmd_t *pmd, unsigned long addr, unsigned long end,
 	struct folio *folio;
 	spinlock_t *ptl = hawkeye_thp_lock(pmd, walk->vma, tw->thp, &folio);
 
+	tw->count->pmds++;
 	if (ptl) {
 		tw->count->nr++;
 		if (pmdp_clear_young_notify(walk->vma, addr & HPAGE_PMD_MASK,
@@ -303,9 +304,10 @@ static int thp_count_pmd(pmd_t *pmd, unsigned long addr, unsigned long end,
 		}
 		spin_unlock(ptl);
 	}
-	/* A writer waits for one batch of PMDs at most. */
+	/* A writer waits for one batch at most, for a few PMDs at least. */
 	if (++tw->walked >= HAWKEYE_THP_COUNT_BATCH ||
-	    mmap_lock_is_contended(walk->mm)) {
+	    (tw->walked >= HAWKEYE_THP_COUNT_MIN &&
+	     mmap_lock_is_contended(walk->mm))) {
 		tw->resume = end;
 		return 1;
 	}
@@ -330,7 +332,8 @@ static const struct mm_walk_ops thp_count_ops = {
  * a sample window that the next call closes. The accesses are kept for
  * reclaim and idle page tracking. mmap_lock is held for at most
  * HAWKEYE_THP_COUNT_BATCH PMDs at a time, and dropped sooner for a waiting
- * writer; @count->holds counts the holds.
+ * writer; a kthread asked to stop stops between holds. The address space
+ * may change between holds: the count is an estimate.
  */
 void hawkeye_count_thps(struct mm_struct *mm,
 			bool (*vma_ok)(struct vm_area_struct *vma),
@@ -348,7 +351,8 @@ void hawkeye_count_thps(struct mm_struct *mm,
 		mmap_read_unlock(mm);
 		count->holds++;
 		start = tw.resume;
-	} while (start);
+	} while (start &&
+		 !((current->flags & PF_KTHREAD) && kthread_should_stop()));
 	if (count->nr)
 		flush_tlb_mm(mm);
 }

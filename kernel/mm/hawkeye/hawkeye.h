@@ -44,11 +44,15 @@ int hawkeye_young_ptes(struct vm_area_struct *vma, unsigned long addr,
 struct hawkeye_thp_count {
 	unsigned long nr;
 	unsigned long young;
-	unsigned long holds;	/* of mmap_lock, to count them */
+	unsigned long pmds;	/* PMDs walked */
+	unsigned long holds;	/* mmap_lock holds taken for them */
 };
 
-/* The most PMDs hawkeye_count_thps() walks per mmap_lock hold. */
+/* The PMDs hawkeye_count_thps() walks per mmap_lock hold: at most, and
+ * at least before it yields to a writer.
+ */
 #define HAWKEYE_THP_COUNT_BATCH	512
+#define HAWKEYE_THP_COUNT_MIN	32
 
 spinlock_t *hawkeye_thp_lock(pmd_t *pmd, struct vm_area_struct *vma,
 			     struct folio *(*thp)(pmd_t pmdval),
@@ -276,6 +280,9 @@ struct hawkeye_access_map {
 	struct list_head smaller;	/* best below 2 MB, promote/best_size on */
 	unsigned long nr[HAWKEYE_NR_BUCKETS];	/* the smaller ones counted too */
 	unsigned long nr_regions;
+	/* Buckets regions moved into and out of since the last batch. */
+	u16 arrived;
+	u16 departed;
 	unsigned long overhead;		/* sum of the regions' ema */
 	unsigned long skipped;		/* region walks that read no PTE */
 	/* Regions by their best page order at the last sample. */

@@ -314,7 +314,8 @@ static void debloat_test_order_measured(struct kunit *test)
 /*
  * Counting a process's THPs holds mmap_lock for a batch of PMDs at a time,
  * not for the whole process: page tables for 600 2 MB regions (a base
- * page in each) take two holds and count no THP.
+ * page in each) take two holds (more only if a writer waited), each PMD
+ * walked once, and count no THP.
  */
 static void debloat_test_count_batches(struct kunit *test)
 {
@@ -333,7 +334,8 @@ static void debloat_test_count_batches(struct kunit *test)
 	hawkeye_count_thps(current->mm, vma_is_anonymous, debloat_pmd_folio,
 			   &count);
 	KUNIT_EXPECT_EQ(test, count.nr, 0UL);
-	KUNIT_EXPECT_EQ(test, count.holds, 2UL);
+	KUNIT_EXPECT_EQ(test, count.pmds, nr);
+	KUNIT_EXPECT_GE(test, count.holds, 2UL);
 }
 
 static struct kunit_case hawkeye_debloat_cases[] = {

@@ -382,45 +382,51 @@ static void promote_test_order_weights_across_buckets(struct kunit *test)
  * Cgroups whose regions climb the buckets together keep their order by
  * weight: three with weights 100, 75 and 225 and regions moving from
  * bucket 5 to 7, 8 and 9 between batches of 8 share 80 promotions 20:15:45,
- * as in one bucket. Starting each at the clock of every bucket entered
- * gave the lighter ones a turn in each: 20:17:43.
+ * as in one bucket, whether all regions move at once or the odd ones a
+ * batch later. Starting each at the clock of every bucket entered gave
+ * the lighter ones a turn in each: 20:17:43.
  */
 static void promote_test_order_weights_climbing(struct kunit *test)
 {
 	static const unsigned int weights[] = { 100, 75, 225 };
 	static const unsigned int climb[] = { 5, 7, 8, 9 };
-	struct hawkeye_vtime vtime[3] = {};
-	unsigned int done[3] = {};
-	struct hawkeye_rr rr = { .bucket = -1 };
 	struct hawkeye_region *r;
 	struct hawkeye_mm *hms[3];
 	unsigned long seq[8], idx;
-	int i, j, n;
+	int c, i, j, n, step;
 
-	for (i = 0; i < 3; i++) {
-		hms[i] = promote_test_mm(test, i + 1);
-		for (j = 0; j < 60; j++)
-			promote_test_add(test, hms[i], i * 64 + j,
-					 climb[0] * HAWKEYE_BUCKET_WIDTH);
-	}
-	for (i = 0; i < 10; i++) {
-		if (i && i < ARRAY_SIZE(climb))
+	for (c = 0; c < 2; c++) {
+		struct hawkeye_vtime vtime[3] = {};
+		struct hawkeye_rr rr = { .bucket = -1 };
+		unsigned int done[3] = {};
+
+		for (i = 0; i < 3; i++) {
+			hms[i] = promote_test_mm(test, i + 1);
+			for (j = 0; j < 60; j++)
+				promote_test_add(test, hms[i], i * 64 + j,
+						 climb[0] * HAWKEYE_BUCKET_WIDTH);
+		}
+		for (i = 0; i < 10; i++) {
 			for (j = 0; j < 3; j++)
-				xa_for_each(&hms[j]->map.regions, idx, r)
+				xa_for_each(&hms[j]->map.regions, idx, r) {
+					step = clamp_t(int, i - (c && (idx & 1)), 0,
+						       ARRAY_SIZE(climb) - 1);
 					map_place(hms[j], r,
-						  climb[i] * HAWKEYE_BUCKET_WIDTH,
+						  climb[step] * HAWKEYE_BUCKET_WIDTH,
 						  HPAGE_PMD_ORDER, false);
-		n = promote_test_round_weighted(test, hms, 3, weights, vtime,
-						&rr, 8, seq);
-		KUNIT_ASSERT_EQ(test, n, 8);
-		for (j = 0; j < n; j++)
-			done[seq[j] / 64]++;
+				}
+			n = promote_test_round_weighted(test, hms, 3, weights,
+							vtime, &rr, 8, seq);
+			KUNIT_ASSERT_EQ(test, n, 8);
+			for (j = 0; j < n; j++)
+				done[seq[j] / 64]++;
+		}
+		KUNIT_EXPECT_EQ_MSG(test, done[0], 20U, "staggered %d", c);
+		KUNIT_EXPECT_EQ_MSG(test, done[1], 15U, "staggered %d", c);
+		KUNIT_EXPECT_EQ_MSG(test, done[2], 45U, "staggered %d", c);
+		for (i = 0; i < 3; i++)
+			promote_test_free(hms[i]);
 	}
-	KUNIT_EXPECT_EQ(test, done[0], 20U);
-	KUNIT_EXPECT_EQ(test, done[1], 15U);
-	KUNIT_EXPECT_EQ(test, done[2], 45U);
-	for (i = 0; i < 3; i++)
-		promote_test_free(hms[i]);
 }
 
 /*
