@@ -44,15 +44,7 @@ int hawkeye_young_ptes(struct vm_area_struct *vma, unsigned long addr,
 struct hawkeye_thp_count {
 	unsigned long nr;
 	unsigned long young;
-	unsigned long pmds;	/* PMDs walked */
-	unsigned long holds;	/* mmap_lock holds taken for them */
 };
-
-/* The PMDs hawkeye_count_thps() walks per mmap_lock hold: at most, and
- * at least before it yields to a writer.
- */
-#define HAWKEYE_THP_COUNT_BATCH	512
-#define HAWKEYE_THP_COUNT_MIN	32
 
 spinlock_t *hawkeye_thp_lock(pmd_t *pmd, struct vm_area_struct *vma,
 			     struct folio *(*thp)(pmd_t pmdval),

@@ -7,9 +7,7 @@
 #define _MM_HAWKEYE_DEBLOAT_KUNIT_H
 
 #include <kunit/test.h>
-#include <linux/mman.h>
 #include <linux/string.h>
-#include <linux/uaccess.h>
 
 static void debloat_test_page_is_zero(struct kunit *test)
 {
@@ -311,33 +309,6 @@ static void debloat_test_order_measured(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mms[3].nr_thp, 40U);
 }
 
-/*
- * Counting a process's THPs holds mmap_lock for a batch of PMDs at a time,
- * not for the whole process: page tables for 600 2 MB regions (a base
- * page in each) take two holds (more only if a writer waited), each PMD
- * walked once, and count no THP.
- */
-static void debloat_test_count_batches(struct kunit *test)
-{
-	struct hawkeye_thp_count count = {};
-	unsigned long nr = HAWKEYE_THP_COUNT_BATCH + 88, uaddr, addr, i;
-
-	uaddr = kunit_vm_mmap(test, NULL, 0, (nr + 1) * HPAGE_PMD_SIZE,
-			      PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, 0);
-	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(uaddr));
-	addr = ALIGN(uaddr, HPAGE_PMD_SIZE);
-	KUNIT_ASSERT_EQ(test, do_madvise(current->mm, addr, nr * HPAGE_PMD_SIZE,
-					 MADV_NOHUGEPAGE), 0);
-	for (i = 0; i < nr; i++)
-		KUNIT_ASSERT_EQ(test, put_user(1, (char __user *)addr +
-						  i * HPAGE_PMD_SIZE), 0);
-	hawkeye_count_thps(current->mm, vma_is_anonymous, debloat_pmd_folio,
-			   &count);
-	KUNIT_EXPECT_EQ(test, count.nr, 0UL);
-	KUNIT_EXPECT_EQ(test, count.pmds, nr);
-	KUNIT_EXPECT_GE(test, count.holds, 2UL);
-}
-
 static struct kunit_case hawkeye_debloat_cases[] = {
 	KUNIT_CASE(debloat_test_page_is_zero),
 	KUNIT_CASE(debloat_test_worth_splitting),
@@ -352,7 +323,6 @@ static struct kunit_case hawkeye_debloat_cases[] = {
 	KUNIT_CASE(debloat_test_lower_bar),
 	KUNIT_CASE(debloat_test_piece_bar),
 	KUNIT_CASE(debloat_test_best_order),
-	KUNIT_CASE(debloat_test_count_batches),
 	{}
 };
 
