@@ -8,6 +8,10 @@
 #   T1  GET throughput for TPUT s: no memory pressure yet
 #   P3  insert 2 MB values until the dataset is back at the P1 size
 #   T2  GET throughput for TPUT s, after SETTLE s: under pressure
+# With -r, recovery then runs to low_pct before the settle wherever it is
+# on: a fill that stops between the watermarks starts no episode, so
+# without it two configurations may end the pressure phase apart (one
+# below low_pct, one where its fill stopped) and compare nothing.
 # Every second: the server's RSS, huge pages, swap, MemAvailable and the
 # counters; JSON lines to OUTFILE. Configurations (all in this boot):
 #   Linux-4KB  THP never                  Linux-2MB  THP always
@@ -36,20 +40,20 @@
 #                  faulted in base pages
 #
 #   bench/bloat.sh -o OUTFILE [-b BINDIR] [-d DATA_PCT] [-x DEL_PCT]
-#                  [-s SETTLE] [-t TPUT] [-c CONFIGS] [-n] [-g FACTOR]
+#                  [-s SETTLE] [-t TPUT] [-c CONFIGS] [-n] [-r] [-g FACTOR]
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 out=results/raw/bloat.jsonl bindir=$here/../build/bench
 data_pct=65 del_pct=70 settle=60 tput=20 seed=1
-configs="Linux-4KB Linux-2MB HawkEye" no_pressure= factor= XS_MB=${XS_MB:-160}
+configs="Linux-4KB Linux-2MB HawkEye" no_pressure= to_low= factor= XS_MB=${XS_MB:-160}
 usage() {
-	echo "usage: $0 [-o OUTFILE] [-b BINDIR] [-d DATA_PCT] [-x DEL_PCT] [-s SETTLE] [-t TPUT] [-c CONFIGS] [-n] [-g FACTOR]" >&2
+	echo "usage: $0 [-o OUTFILE] [-b BINDIR] [-d DATA_PCT] [-x DEL_PCT] [-s SETTLE] [-t TPUT] [-c CONFIGS] [-n] [-r] [-g FACTOR]" >&2
 	exit 2
 }
 . "$here/lib.sh"
 options usage o:out b:bindir d:data_pct x:del_pct s:settle t:tput c:configs n=no_pressure \
-	g:factor -- "$@"
+	r=to_low g:factor -- "$@"
 KH=$THP/khugepaged
 H=/sys/kernel/mm/hawkeye
 command -v redis-server >/dev/null || { echo "bloat.sh: redis-server is not installed" >&2; exit 1; }
@@ -64,7 +68,8 @@ mem() { awk -v k="$1:" '$1 == k {print $2}' /proc/meminfo; }
 knobs="$THP/enabled $THP/defrag $KH/pages_to_scan $KH/scan_sleep_millisecs
 	$KH/alloc_sleep_millisecs $KH/max_ptes_none $H/prezero/enabled $H/debloat/enabled
 	$H/promote/policy $H/ingens/util_threshold $H/promote/batch $H/promote/sleep_ms
-	$H/promote/scan_period_ms $THP/hugepages-64kB/enabled $H/debloat/mthp"
+	$H/promote/scan_period_ms $THP/hugepages-64kB/enabled $H/debloat/mthp
+	$H/debloat/high_pct"
 declare -A orig
 for f in $knobs; do [ -e "$f" ] && orig[$f]=$(sed 's/.*\[\(.*\)\].*/\1/' "$f"); done
 redis_pid= xs_pids=
@@ -76,6 +81,8 @@ reset() {
 }
 trap reset EXIT
 
+# -r moves the machine's watermark; a container has its own.
+[ -z "$factor" ] || [ -z "$to_low" ] || { echo "bloat.sh: -r is for the machine, not with -g" >&2; exit 2; }
 if [ -n "$factor" ]; then
 	[ -e $CG/cgroup.controllers ] || mount -t cgroup2 none $CG
 	echo +memory >$CG/cgroup.subtree_control
@@ -242,6 +249,31 @@ step() {
 	fi
 }
 
+# recover_to_low: high_pct one point above low_pct until memory use (as
+# recovery counts it) is below that, so that an episode starts if none
+# runs; an episode, once started, goes on to below low_pct by itself (use
+# may creep back over low_pct after it, so the wait is for the point
+# above). A JSON line with the use before and
+# after. An episode that cannot get there (no bloat left) ends the wait
+# after 300 s, and the line says so.
+use_pct() {
+	awk '$1 == "MemTotal:" {t = $2} $1 == "MemAvailable:" {a = $2}
+	     END {printf "%.2f", 100 * (t - a) / t}' /proc/meminfo
+}
+recover_to_low() {
+	local high low before t0 reached=0
+	high=$(cat $H/debloat/high_pct) low=$(cat $H/debloat/low_pct)
+	before=$(use_pct) t0=$SECONDS
+	echo $((low + 1)) >$H/debloat/high_pct
+	while [ $((SECONDS - t0)) -lt 300 ]; do
+		awk -v u="$(use_pct)" -v l="$low" 'BEGIN {exit !(u < l + 1)}' && { reached=1; break; }
+		sleep 0.5
+	done
+	echo "$high" >$H/debloat/high_pct
+	printf '{"type": "recover", "config": "%s", "low_pct": %s, "use_pct_before": %s, "use_pct_after": %s, "reached": %s, "seconds": %s}\n' \
+		"$config" "$low" "$before" "$(use_pct)" $reached $((SECONDS - t0)) >>"$out"
+}
+
 for config in $configs; do
 	setup "${config%/*}"
 	sync
@@ -283,6 +315,11 @@ for config in $configs; do
 		big=$(((deleted * 4090 + 2097151) / 2097152))
 		phase P3
 		step P3 fill big $big 2097152 || ok=0
+	fi
+	if [ $ok = 1 ] && [ -z "$no_pressure" ] && [ -n "$to_low" ] &&
+	   [ "$(cat $H/debloat/enabled)" = 1 ]; then
+		phase recover
+		recover_to_low
 	fi
 	if [ $ok = 1 ] && [ -z "$no_pressure" ]; then
 		phase settle

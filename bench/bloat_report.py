@@ -44,7 +44,7 @@ GOALS = {
 def read(lines):
     rows = [json.loads(line) for line in lines if line.strip()]
     return {t: [r for r in rows if r.get("type") == t]
-            for t in ("env", "sample", "step", "end", "thread_cpu", "container")}
+            for t in ("env", "sample", "step", "end", "thread_cpu", "container", "recover")}
 
 
 def footprint(s):
@@ -55,7 +55,7 @@ def in_phase(samples, phase):
     return [s for s in samples if s["phase"] == phase]
 
 
-def summarize_config(samples, steps, end):
+def summarize_config(samples, steps, end, recover=None):
     """One configuration's figures; None where a phase never ran."""
     step = {s["phase"]: s for s in steps}
     last = {}
@@ -105,6 +105,10 @@ def summarize_config(samples, steps, end):
         # madvise(), reclaim, migration or the shrinker split.
         "underused_split": delta("underused_split"),
         "mthp_split_elsewhere": delta("mthp_split_all", "mthp_split"),
+        # bloat.sh -r: memory use (as recovery counts it) before and after
+        # recovery ran to low_pct at the end of the pressure phase.
+        "recover": {k: recover[k] for k in ("use_pct_before", "use_pct_after", "reached")}
+        if recover else None,
     }
 
 
@@ -146,9 +150,10 @@ def summarize(data):
     out = {}
     for c in configs:
         ends = [e for e in data["end"] if e["config"] == c]
+        rec = [r for r in data["recover"] if r["config"] == c]
         out[c] = summarize_config([s for s in data["sample"] if s["config"] == c],
                                   [s for s in data["step"] if s["config"] == c],
-                                  ends[-1] if ends else None)
+                                  ends[-1] if ends else None, rec[-1] if rec else None)
     k4, m2, hk = (out.get(c, {}) for c in ("Linux-4KB", "Linux-2MB", "HawkEye"))
 
     def large_kb(d, phase):
@@ -173,6 +178,11 @@ def summarize(data):
     put_spread(cmp, "split_mthp_vs_4kb_large_kept", by_round(
         out, lambda m, k: ratio(large_kb(m, "under_pressure"),
                                 large_kb(k, "under_pressure")), *mthp))
+    # bloat.sh -r: a round where recovery did not get a side to low_pct
+    # did not run as defined, and fails the pair's goals.
+    cmp["split_mthp_not_recovered_rounds"] = sorted(
+        n for n, r in rounds(out).items()
+        if any((out[r[m]].get("recover") or {}).get("reached") == 0 for m in mthp if m in r))
     goals = {
         "hawkeye_memory_within_10pct_of_4kb":
             cmp["hawkeye_vs_4kb_memory"] <= GOALS["hawkeye_vs_4kb_memory_max"]
@@ -183,10 +193,12 @@ def summarize(data):
     }
     if cmp["split_mthp_vs_4kb_memory"] is not None:
         goals["split_mthp_memory_within_2pct_of_4kb"] = (
-            cmp["split_mthp_vs_4kb_memory_range"][1] <= GOALS["split_mthp_vs_4kb_memory_max"])
+            cmp["split_mthp_vs_4kb_memory_range"][1] <= GOALS["split_mthp_vs_4kb_memory_max"]
+            and not cmp["split_mthp_not_recovered_rounds"])
     if cmp["split_mthp_vs_4kb_large_kept"] is not None:
         goals["split_mthp_keeps_5x_large"] = (
-            cmp["split_mthp_vs_4kb_large_kept_range"][0] >= GOALS["split_mthp_vs_4kb_large_kept_min"])
+            cmp["split_mthp_vs_4kb_large_kept_range"][0] >= GOALS["split_mthp_vs_4kb_large_kept_min"]
+            and not cmp["split_mthp_not_recovered_rounds"])
     res = {"env": data["env"][0] if data["env"] else {}, "configs": out,
            "comparisons": cmp, "goals": goals, "thread_cpu": data.get("thread_cpu", []),
            "repeated": repeated(out)}

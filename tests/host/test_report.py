@@ -235,6 +235,17 @@ CONTAINERS = {
 }
 
 
+STREAMING = {
+    "env": {"file_mb": 320, "max_mb": 96, "hold_mb": 64, "rounds": 3},
+    "configs": {"off": {"mb_per_s_median": 100.0, "mb_per_s_range": [90.0, 110.0], "episodes": 0,
+                        "thp_scanned": 0, "bytes_read": 0},
+                "on": {"mb_per_s_median": 98.0, "mb_per_s_range": [88.0, 105.0], "episodes": 0,
+                       "thp_scanned": 0, "bytes_read": 0}},
+    "on_vs_off": 0.98, "on_vs_off_range": [0.95, 1.01],
+    "goals": {"on_within_10pct_of_off": True, "recovery_walks_nothing": True},
+}
+
+
 BLOAT_MTHP = {
     "env": {"kernel": "6.12.117-hawkeye", "flavour": "release"},
     "configs": {
@@ -255,6 +266,7 @@ def write_all(d):
         ("churn.json", CHURN),
         ("bloat.json", BLOAT),
         ("containers.json", CONTAINERS),
+        ("streaming.json", STREAMING),
         ("promotion.json", PROMOTION),
         ("fairness.json", FAIRNESS),
         ("prezero.json", PREZERO),
@@ -312,6 +324,10 @@ def test_full_report(tmp_path):
     assert cl["Promotions between nested containers follow memory.thp.weight (1:3)"][2:] == (
         "2.90x (2.5-3x) (3:9)", "not reproduced (goal not met)")
     assert cl[next(c for c in cl if c.startswith("HawkEye inside a container"))][3].startswith("partly")
+    # Streaming at the limit: the table, the per-round ratio and its claim
+    assert "| on | 98.0 | 88.0-105 | 0 | 0 | 0 |" in text
+    assert cl[next(c for c in cl if c.startswith("A container streaming"))][2:] == (
+        "0.98x (0.95-1.01x), episodes 0", "reproduced (goal met)")
     # Churn: per-round ratios to Linux-2MB, the zeroing thread's CPU share, the goal
     assert "| HawkEye-2MB | 100 (90.0-110) | 256 | 256 | 15.0 | 40.00x |" in text
     assert "| HawkEye-2MB-fixed | 600 (600-800) | 256 | 220 | 5.0 | 6.00x (5.5-6.67x) |" in text

@@ -245,6 +245,8 @@ struct thp_count_walk {
 	bool (*vma_ok)(struct vm_area_struct *vma);
 	struct folio *(*thp)(pmd_t pmdval);
 	struct hawkeye_thp_count *count;
+	unsigned int walked;		/* PMDs in this mmap_lock hold */
+	unsigned long resume;		/* where the next hold starts; 0: done */
 };
 
 static int thp_count_test_walk(unsigned long start, unsigned long end,
@@ -290,16 +292,24 @@ static int thp_count_pmd(pmd_t *pmd, unsigned long addr, unsigned long end,
 {
 	struct thp_count_walk *tw = walk->private;
 	struct folio *folio;
-	spinlock_t *ptl = hawkeye_thp_lock(pmd, walk->vma, tw->thp, &folio);
+	spinlock_t *ptl;
 
-	if (!ptl)
-		return 0;
-	tw->count->nr++;
-	if (pmdp_clear_young_notify(walk->vma, addr & HPAGE_PMD_MASK, pmd)) {
-		tw->count->young++;
-		hawkeye_keep_access(folio);
+	/* A full hold: the next one starts here. */
+	if (tw->walked++ == HAWKEYE_THP_COUNT_BATCH) {
+		tw->resume = addr;
+		return 1;
 	}
-	spin_unlock(ptl);
+	ptl = hawkeye_thp_lock(pmd, walk->vma, tw->thp, &folio);
+	tw->count->pmds++;
+	if (ptl) {
+		tw->count->nr++;
+		if (pmdp_clear_young_notify(walk->vma, addr & HPAGE_PMD_MASK,
+					    pmd)) {
+			tw->count->young++;
+			hawkeye_keep_access(folio);
+		}
+		spin_unlock(ptl);
+	}
 	return 0;
 }
 
@@ -319,7 +329,10 @@ static const struct mm_walk_ops thp_count_ops = {
  * Clears the accessed bits it tests (secondary MMUs' included) and
  * flushes the TLB, so that the next access sets them again: a call opens
  * a sample window that the next call closes. The accesses are kept for
- * reclaim and idle page tracking.
+ * reclaim and idle page tracking. mmap_lock is held for at most
+ * HAWKEYE_THP_COUNT_BATCH PMDs at a time; a kthread asked to stop stops
+ * between holds. The address space may change between holds: the count
+ * is an estimate.
  */
 void hawkeye_count_thps(struct mm_struct *mm,
 			bool (*vma_ok)(struct vm_area_struct *vma),
@@ -327,10 +340,18 @@ void hawkeye_count_thps(struct mm_struct *mm,
 			struct hawkeye_thp_count *count)
 {
 	struct thp_count_walk tw = { vma_ok, thp, count };
+	unsigned long start = 0;
 
-	mmap_read_lock(mm);
-	walk_page_range(mm, 0, ULONG_MAX, &thp_count_ops, &tw);
-	mmap_read_unlock(mm);
+	do {
+		tw.walked = 0;
+		tw.resume = 0;
+		mmap_read_lock(mm);
+		walk_page_range(mm, start, ULONG_MAX, &thp_count_ops, &tw);
+		mmap_read_unlock(mm);
+		count->holds++;
+		start = tw.resume;
+	} while (start &&
+		 !((current->flags & PF_KTHREAD) && kthread_should_stop()));
 	if (count->nr)
 		flush_tlb_mm(mm);
 }

@@ -44,7 +44,19 @@ int hawkeye_young_ptes(struct vm_area_struct *vma, unsigned long addr,
 struct hawkeye_thp_count {
 	unsigned long nr;
 	unsigned long young;
+	unsigned long pmds;	/* PMDs walked */
+	unsigned long holds;	/* mmap_lock holds taken for them */
 };
+
+/*
+ * The most PMDs hawkeye_count_thps() walks per mmap_lock hold (those with
+ * a page table or a huge page), so that a process whose memory spans up
+ * to 2 GiB is counted in one hold
+ * (each further hold waits behind the writers of an allocator that maps
+ * often, and delays recovery's round), and a writer waits for one such
+ * walk at most, however large the process.
+ */
+#define HAWKEYE_THP_COUNT_BATCH	1024
 
 spinlock_t *hawkeye_thp_lock(pmd_t *pmd, struct vm_area_struct *vma,
 			     struct folio *(*thp)(pmd_t pmdval),

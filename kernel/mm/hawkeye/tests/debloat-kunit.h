@@ -7,7 +7,9 @@
 #define _MM_HAWKEYE_DEBLOAT_KUNIT_H
 
 #include <kunit/test.h>
+#include <linux/mman.h>
 #include <linux/string.h>
+#include <linux/uaccess.h>
 
 static void debloat_test_page_is_zero(struct kunit *test)
 {
@@ -309,6 +311,44 @@ static void debloat_test_order_measured(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mms[3].nr_thp, 40U);
 }
 
+/*
+ * Counting a process's THPs holds mmap_lock for a batch of PMDs at a time,
+ * not for the whole process: page tables for 1024 2 MB regions (a base
+ * page in each) take one hold, for 1112 two; each PMD is walked once, and
+ * no THP is counted.
+ */
+static void debloat_test_count_batches(struct kunit *test)
+{
+	unsigned long nr = HAWKEYE_THP_COUNT_BATCH + 88, uaddr, addr, i;
+	struct hawkeye_thp_count count = {};
+
+	/* 2.2 GB of address space, 4 MB of it touched: not reserved. */
+	uaddr = kunit_vm_mmap(test, NULL, 0, (nr + 1) * HPAGE_PMD_SIZE,
+			      PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(uaddr));
+	addr = ALIGN(uaddr, HPAGE_PMD_SIZE);
+	KUNIT_ASSERT_EQ(test, do_madvise(current->mm, addr, nr * HPAGE_PMD_SIZE,
+					 MADV_NOHUGEPAGE), 0);
+	for (i = 0; i < HAWKEYE_THP_COUNT_BATCH; i++)
+		KUNIT_ASSERT_EQ(test, put_user(1, (char __user *)addr +
+						  i * HPAGE_PMD_SIZE), 0);
+	hawkeye_count_thps(current->mm, vma_is_anonymous, debloat_pmd_folio,
+			   &count);
+	KUNIT_EXPECT_EQ(test, count.pmds, (unsigned long)HAWKEYE_THP_COUNT_BATCH);
+	KUNIT_EXPECT_EQ(test, count.holds, 1UL);
+
+	for (; i < nr; i++)
+		KUNIT_ASSERT_EQ(test, put_user(1, (char __user *)addr +
+						  i * HPAGE_PMD_SIZE), 0);
+	count = (struct hawkeye_thp_count){};
+	hawkeye_count_thps(current->mm, vma_is_anonymous, debloat_pmd_folio,
+			   &count);
+	KUNIT_EXPECT_EQ(test, count.nr, 0UL);
+	KUNIT_EXPECT_EQ(test, count.pmds, nr);
+	KUNIT_EXPECT_EQ(test, count.holds, 2UL);
+}
+
 static struct kunit_case hawkeye_debloat_cases[] = {
 	KUNIT_CASE(debloat_test_page_is_zero),
 	KUNIT_CASE(debloat_test_worth_splitting),
@@ -323,6 +363,7 @@ static struct kunit_case hawkeye_debloat_cases[] = {
 	KUNIT_CASE(debloat_test_lower_bar),
 	KUNIT_CASE(debloat_test_piece_bar),
 	KUNIT_CASE(debloat_test_best_order),
+	KUNIT_CASE(debloat_test_count_batches),
 	{}
 };
 

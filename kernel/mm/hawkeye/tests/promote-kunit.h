@@ -144,6 +144,25 @@ static void promote_test_moves(struct kunit *test)
 /* Region names: process 'A'..'C' and number, index = 16 * process + number. */
 #define PT(p, n)	((unsigned long)((p) - 'A') * 16 + (n))
 
+/* @nr processes A, B, ..., each with regions 0 to @regions - 1 at @ema. */
+static void promote_test_mms(struct kunit *test, struct hawkeye_mm **hms,
+			     int nr, int regions, unsigned int ema)
+{
+	int i, j;
+
+	for (i = 0; i < nr; i++) {
+		hms[i] = promote_test_mm(test, i + 1);
+		for (j = 0; j < regions; j++)
+			promote_test_add(test, hms[i], PT('A' + i, j), ema);
+	}
+}
+
+static void promote_test_free_mms(struct hawkeye_mm **hms, int nr)
+{
+	while (nr--)
+		promote_test_free(hms[nr]);
+}
+
 /*
  * Figure 4 of the paper as its promotion order implies it: A1, B1 and C1
  * in bucket 9, C2 in 8, B2 and C3 in 7, C4 in 6, B3 and B4 in 5, A2, A3
@@ -224,11 +243,9 @@ static void promote_test_order_weights(struct kunit *test)
 	unsigned long seq[16];
 	int i, j, n;
 
-	for (i = 0; i < 2; i++) {
-		hms[i] = promote_test_mm(test, i + 1);
-		for (j = 0; j < (i ? 12 : 14); j++)
-			promote_test_add(test, hms[i], PT('A' + i, j), 300);
-	}
+	promote_test_mms(test, hms, 2, 12, 300);
+	promote_test_add(test, hms[0], PT('A', 12), 300);
+	promote_test_add(test, hms[0], PT('A', 13), 300);
 	for (i = 0; i < 2; i++) {
 		n = promote_test_round_weighted(test, hms, 2, weights, vtime, &rr,
 						8, seq);
@@ -248,8 +265,7 @@ static void promote_test_order_weights(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, promote_test_round_weighted(test, hms, 2, capped,
 							  vtime, &rr, 8, seq), 0);
 	KUNIT_EXPECT_EQ(test, hms[0]->map.nr_regions, 2UL);
-	for (i = 0; i < 2; i++)
-		promote_test_free(hms[i]);
+	promote_test_free_mms(hms, 2);
 }
 
 /*
@@ -265,18 +281,14 @@ static void promote_test_order_weights_across_batches(struct kunit *test)
 	static const unsigned int want[][2] = { { 10, 10 }, { 5, 15 } };
 	struct hawkeye_mm *hms[2];
 	unsigned long seq[1];
-	int c, i, j;
+	int c, i;
 
 	for (c = 0; c < 2; c++) {
 		struct hawkeye_rr rr = { .bucket = -1 };
 		struct hawkeye_vtime vtime[2] = {};
 		unsigned int done[2] = {};
 
-		for (i = 0; i < 2; i++) {
-			hms[i] = promote_test_mm(test, i + 1);
-			for (j = 0; j < 15; j++)
-				promote_test_add(test, hms[i], PT('A' + i, j), 300);
-		}
+		promote_test_mms(test, hms, 2, 15, 300);
 		for (i = 0; i < 20; i++) {
 			int got = promote_test_round_weighted(test, hms, 2, weights[c],
 							      vtime, &rr, 1, seq);
@@ -288,8 +300,7 @@ static void promote_test_order_weights_across_batches(struct kunit *test)
 				    weights[c][0], weights[c][1]);
 		KUNIT_EXPECT_EQ_MSG(test, done[1], want[c][1], "weights %u:%u",
 				    weights[c][0], weights[c][1]);
-		for (i = 0; i < 2; i++)
-			promote_test_free(hms[i]);
+		promote_test_free_mms(hms, 2);
 	}
 }
 
@@ -309,18 +320,14 @@ static void promote_test_order_stale_vtime(struct kunit *test)
 	const int b = promote_bucket(300);
 	struct hawkeye_mm *hms[2];
 	unsigned long seq[8];
-	int c, i, j, n;
+	int c, j, n;
 
 	for (c = 0; c < 2; c++) {
 		struct hawkeye_rr rr = { .bucket = -1 };
 		struct hawkeye_vtime vtime[2] = {};
 		unsigned int done[2] = {};
 
-		for (i = 0; i < 2; i++) {
-			hms[i] = promote_test_mm(test, i + 1);
-			for (j = 0; j < 9; j++)
-				promote_test_add(test, hms[i], PT('A' + i, j), 300);
-		}
+		promote_test_mms(test, hms, 2, 9, 300);
 		/* A first batch sets the bucket; then the times go stale. */
 		KUNIT_ASSERT_EQ(test, promote_test_round_weighted(test, hms, 2,
 				weights, vtime, &rr, 2, seq), 2);
@@ -334,8 +341,7 @@ static void promote_test_order_stale_vtime(struct kunit *test)
 			done[seq[j] / 16]++;
 		KUNIT_EXPECT_EQ_MSG(test, done[0], 4U, "case %d", c);
 		KUNIT_EXPECT_EQ_MSG(test, done[1], 4U, "case %d", c);
-		for (i = 0; i < 2; i++)
-			promote_test_free(hms[i]);
+		promote_test_free_mms(hms, 2);
 	}
 }
 
@@ -357,12 +363,8 @@ static void promote_test_order_weights_across_buckets(struct kunit *test)
 	unsigned long seq[3];
 	int i, j, n;
 
-	for (i = 0; i < 3; i++)
-		hms[i] = promote_test_mm(test, i + 1);
-	for (j = 0; j < 12; j++) {
-		promote_test_add(test, hms[0], PT('A', j), 300);
-		promote_test_add(test, hms[1], PT('B', j), 300);
-	}
+	promote_test_mms(test, hms, 2, 12, 300);
+	hms[2] = promote_test_mm(test, 3);
 	for (i = 0; i < 6; i++) {
 		promote_test_add(test, hms[2], PT('C', i), 500);
 		n = promote_test_round_weighted(test, hms, 3, weights, vtime,
@@ -374,8 +376,7 @@ static void promote_test_order_weights_across_buckets(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, done[0], 3U);
 	KUNIT_EXPECT_EQ(test, done[1], 9U);
-	for (i = 0; i < 3; i++)
-		promote_test_free(hms[i]);
+	promote_test_free_mms(hms, 3);
 }
 
 /*
@@ -424,8 +425,7 @@ static void promote_test_order_weights_climbing(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, done[0], 20U, "staggered %d", c);
 		KUNIT_EXPECT_EQ_MSG(test, done[1], 15U, "staggered %d", c);
 		KUNIT_EXPECT_EQ_MSG(test, done[2], 45U, "staggered %d", c);
-		for (i = 0; i < 3; i++)
-			promote_test_free(hms[i]);
+		promote_test_free_mms(hms, 3);
 	}
 }
 
@@ -444,13 +444,9 @@ static void promote_test_order_own_hotter(struct kunit *test)
 	struct hawkeye_mm *hms[2];
 	unsigned int done[2] = {};
 	unsigned long seq[2];
-	int i, j, n;
+	int i, n;
 
-	for (i = 0; i < 2; i++) {
-		hms[i] = promote_test_mm(test, i + 1);
-		for (j = 0; j < 8; j++)
-			promote_test_add(test, hms[i], PT('A' + i, j), 300);
-	}
+	promote_test_mms(test, hms, 2, 8, 300);
 	for (i = 0; i < 6; i++) {
 		promote_test_add(test, hms[1], PT('B', 8 + i), 500);
 		n = promote_test_round_weighted(test, hms, 2, weights, vtime,
@@ -461,8 +457,7 @@ static void promote_test_order_own_hotter(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, done[0], 3U);
 	KUNIT_EXPECT_EQ(test, done[1], 3U);
-	for (i = 0; i < 2; i++)
-		promote_test_free(hms[i]);
+	promote_test_free_mms(hms, 2);
 }
 
 /*
@@ -505,8 +500,7 @@ static void promote_test_order_fresh(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, seq[0], PT('A', 1));
 	KUNIT_EXPECT_EQ(test, seq[1], PT('A', 2));
 	hawkeye_promote.fresh_ms = fresh_ms;
-	for (i = 0; i < 2; i++)
-		promote_test_free(hms[i]);
+	promote_test_free_mms(hms, 2);
 }
 
 /*
@@ -634,8 +628,7 @@ static void promote_test_order_batches(struct kunit *test)
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_EQ_MSG(test, seq[i], promote_test_fig4_order[i],
 				    "promotion %d", i);
-	for (i = 0; i < 3; i++)
-		promote_test_free(hms[i]);
+	promote_test_free_mms(hms, 3);
 }
 
 /*
@@ -652,11 +645,8 @@ static void promote_test_order_fair(struct kunit *test)
 	unsigned int done[3] = {};
 	int i, j, n;
 
-	for (i = 0; i < 3; i++) {
-		all[i] = hms[i] = promote_test_mm(test, i + 1);
-		for (j = 0; j < 10; j++)
-			promote_test_add(test, hms[i], PT('A' + i, j), 300);
-	}
+	promote_test_mms(test, all, 3, 10, 300);
+	memcpy(hms, all, sizeof(all));
 	for (;;) {
 		n = promote_test_round(test, hms, 3, &rr, 8, seq);
 		if (!n)
@@ -687,9 +677,7 @@ static void promote_test_order_fair(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, n, 2);
 	KUNIT_EXPECT_EQ(test, seq[0], PT('A', 9));
 	KUNIT_EXPECT_EQ(test, seq[1], PT('C', 9));
-
-	for (i = 0; i < 3; i++)
-		promote_test_free(all[i]);
+	promote_test_free_mms(all, 3);
 }
 
 /* Pick @n regions in the hawkeye-pmu order; as promote_test_round(). */
@@ -751,8 +739,7 @@ static void promote_test_pmu_table9(struct kunit *test)
 	n = promote_test_round_pmu(test, hms, 2, measured, &rr, 1, seq);
 	KUNIT_ASSERT_EQ(test, n, 1);
 	KUNIT_EXPECT_EQ(test, seq[0] / 16, 1UL);
-	for (i = 0; i < 2; i++)
-		promote_test_free(hms[i]);
+	promote_test_free_mms(hms, 2);
 }
 
 /*
@@ -768,11 +755,7 @@ static void promote_test_pmu_band(struct kunit *test)
 	unsigned long seq[16];
 	int i, j, n;
 
-	for (i = 0; i < 3; i++) {
-		hms[i] = promote_test_mm(test, i + 1);
-		for (j = 0; j < 3; j++)
-			promote_test_add(test, hms[i], PT('A' + i, j), 300);
-	}
+	promote_test_mms(test, hms, 3, 3, 300);
 	n = promote_test_round_pmu(test, hms, 3, measured, &rr, 8, seq);
 	KUNIT_ASSERT_EQ(test, n, 8);
 	for (j = 0; j < 6; j++)
@@ -791,8 +774,7 @@ static void promote_test_pmu_band(struct kunit *test)
 	KUNIT_EXPECT_NE(test, seq[0] / 16, seq[1] / 16);
 	KUNIT_EXPECT_NE(test, seq[1] / 16, seq[2] / 16);
 	KUNIT_EXPECT_NE(test, seq[2] / 16, seq[3] / 16);
-	for (i = 0; i < 3; i++)
-		promote_test_free(hms[i]);
+	promote_test_free_mms(hms, 3);
 }
 
 /*
@@ -809,14 +791,12 @@ static void promote_test_pmu_fallback(struct kunit *test)
 	struct hawkeye_share share[3];
 	struct hawkeye_vtime vtime = {};
 	unsigned int done[3] = {};
-	int i, j, n;
+	int i, n;
 
-	for (i = 0; i < 3; i++) {
-		all[i] = hms[i] = promote_test_mm(test, i + 1);
-		for (j = 0; j < 3; j++)
-			promote_test_add(test, hms[i], PT('A' + i, j), 300);
+	promote_test_mms(test, all, 3, 3, 300);
+	memcpy(hms, all, sizeof(all));
+	for (i = 0; i < 3; i++)
 		share[i] = (struct hawkeye_share){ .weight = 100, .vtime = &vtime };
-	}
 	all[0]->map.measured = 50;			/* A: measured, low */
 	all[0]->map.measured_at = jiffies;
 	all[2]->map.measured = 6000;		/* C: measured, high */
@@ -835,8 +815,7 @@ static void promote_test_pmu_fallback(struct kunit *test)
 		msecs_to_jiffies(hawkeye_promote.pmu_ttl_ms) - 1;
 	KUNIT_EXPECT_EQ(test, promote_measured(all[0]), -1);
 	KUNIT_EXPECT_EQ(test, promote_measured(all[2]), 6000);
-	for (i = 0; i < 3; i++)
-		promote_test_free(all[i]);
+	promote_test_free_mms(all, 3);
 }
 
 static void promote_test_policy_names(struct kunit *test)
