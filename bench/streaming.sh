@@ -22,7 +22,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 out=results/raw/streaming.jsonl bindir=$here/../build/bench
-rounds=5 max_mb=96 hold_mb=48 file_mb=320
+rounds=5 max_mb=96 hold_mb=48 file_mb=960
 usage() {
 	echo "usage: $0 [-o OUTFILE] [-b BINDIR] [-r ROUNDS] [-m MAX_MB] [-a HOLD_MB] [-f FILE_MB]" >&2
 	exit 2
