@@ -6,17 +6,18 @@ bloat recovery on against off.
 
 Per configuration: MB/s per round, median and range; the ratio on/off of
 each round (the reads of a round ran one after the other), median and
-range; what reclaim and recovery did. The goal: recovery on streams within
-10 % of off in every round, and walks nothing (no episode, no THP scanned,
-no byte read by recovery). A round without both reads, or fewer rounds
-than the run was asked for, fails the first goal; no read with recovery
-on leaves both unknown (None).
+range; what reclaim and recovery did. The goals: recovery on streams
+within 10 % of off (the median of the rounds' ratios: two reads of the
+same configuration differ by up to 25 % under TCG), and walks nothing (no
+episode, no THP scanned, no byte read by recovery). A round without both
+reads, or fewer rounds than the run was asked for, fails the first goal;
+no read with recovery on leaves both unknown (None).
 """
 import sys
 
 from report_io import ReportError, arg_parser, json_lines, median_and_range, ratio, write_json
 
-GOAL_RATIO = 0.90	# on / off, every round
+GOAL_RATIO = 0.90	# on / off, the median of the rounds' ratios
 
 
 def summarize(lines):
@@ -41,7 +42,7 @@ def summarize(lines):
     on = configs["on"]
     complete = None not in ratios and len(ratios) >= env.get("rounds", len(ratios))
     goals = {
-        "on_within_10pct_of_off": complete and rng[0] >= GOAL_RATIO if rng else None,
+        "on_within_10pct_of_off": complete and med >= GOAL_RATIO if rng else None,
         "recovery_walks_nothing": not (on["episodes"] or on["thp_scanned"] or on["bytes_read"])
         if on["mb_per_s"] else None,
     }
