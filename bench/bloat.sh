@@ -253,9 +253,9 @@ step() {
 # recovery counts it) is below that, so that an episode starts if none
 # runs; an episode, once started, goes on to below low_pct by itself (use
 # may creep back over low_pct after it, so the wait is for the point
-# above). A JSON line with the use before and
-# after. An episode that cannot get there (no bloat left) ends the wait
-# after 300 s, and the line says so.
+# above). A JSON line with the use before and after the wait. An episode
+# that cannot get there (no bloat left) ends the wait after 300 s, and
+# the line says so (reached 0).
 use_pct() {
 	awk '$1 == "MemTotal:" {t = $2} $1 == "MemAvailable:" {a = $2}
 	     END {printf "%.2f", 100 * (t - a) / t}' /proc/meminfo
