@@ -61,7 +61,6 @@ command -v redis-server >/dev/null || { echo "bloat.sh: redis-server is not inst
 
 sock=/tmp/bloat-redis.sock
 client() { "$bindir/redisbloat" -s $sock "$@"; }
-vm() { awk -v k="$1" '$1 == k {print $2}' /proc/vmstat; }
 mem() { awk -v k="$1:" '$1 == k {print $2}' /proc/meminfo; }
 
 # Knobs as booted, put back at the end.
@@ -73,7 +72,6 @@ knobs="$THP/enabled $THP/defrag $KH/pages_to_scan $KH/scan_sleep_millisecs
 declare -A orig
 for f in $knobs; do [ -e "$f" ] && orig[$f]=$(sed 's/.*\[\(.*\)\].*/\1/' "$f"); done
 redis_pid= xs_pids=
-CG=/sys/fs/cgroup
 reset() {
 	[ -z "$redis_pid" ] || kill -9 "$redis_pid" 2>/dev/null || true
 	[ -z "$xs_pids" ] || kill -9 $xs_pids 2>/dev/null || true
@@ -101,20 +99,6 @@ printf '{"type": "env", %s, "mem_total_kb": %s, "swap_total_kb": %s, "cpus": %s,
 	"$(env_json)" "$memtotal" "$(mem SwapTotal)" "$(nproc)" $keys "$data_pct" "$del_pct" "$XS_MB" \
 	"$(redis-server --version | awk '{print $3}' | cut -d= -f2)" >>"$out"
 
-# cg_new NAME: a fresh memory cgroup (so that its peak and events start at
-# 0); cg_del NAME removes one, once its last process has exited.
-cg_del() {
-	for _ in $(seq 50); do
-		[ -d $CG/$1 ] && ! rmdir $CG/$1 2>/dev/null || return 0
-		sleep 0.2
-	done
-	return 1
-}
-cg_new() {
-	cg_del "$1"
-	mkdir $CG/$1
-}
-cg_stat() { awk -v k="$2" '$1 == k {print $2}' $CG/$1/memory.stat; }
 cg_event() { awk -v k="$2" '$1 == k {print $2}' $CG/$1/memory.events; }
 
 # xs_start: HawkEye-3's xsbench containers, flat (bench-xs1 beside

@@ -81,6 +81,25 @@ thread_ticks() {
 	done
 }
 zerod_ticks() { thread_ticks | awk '/^hawkeye_zerod/ {s += $2} END {print s + 0}'; }
+# A counter of /proc/vmstat.
+vm() { awk -v k="$1" '$1 == k {print $2}' /proc/vmstat; }
+
+CG=/sys/fs/cgroup
+# cg_new NAME: a fresh memory cgroup (so that its peak and events start at
+# 0); cg_del NAME removes one, once its last process has exited.
+cg_del() {
+	for _ in $(seq 50); do
+		[ -d $CG/$1 ] && ! rmdir $CG/$1 2>/dev/null || return 0
+		sleep 0.2
+	done
+	return 1
+}
+cg_new() {
+	cg_del "$1"
+	mkdir $CG/$1
+}
+cg_stat() { awk -v k="$2" '$1 == k {print $2}' $CG/$1/memory.stat; }
+
 # Pages the zeroing threads zeroed since boot; nothing without HawkEye.
 prezero_pages() { awk '$1 == "hawkeye_prezero_pages" {print $2}' /proc/vmstat; }
 prezero_wasted() { awk '$1 == "hawkeye_prezero_wasted" {print $2}' /proc/vmstat; }

@@ -33,7 +33,6 @@ done
 . "$here/lib.sh"
 P=/sys/kernel/mm/hawkeye/prezero
 [ -d $P ] || { echo "prezero.sh: this kernel has no HawkEye pre-zeroing" >&2; exit 1; }
-vm() { awk -v k="$1" '$1 == k {print $2}' /proc/vmstat; }
 now() { date +%s.%N; }
 # Seconds from $1 to $2 as a JSON number (bc would write .97 for 0.97).
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f", b - a }'; }

@@ -30,7 +30,6 @@ usage() {
 . "$here/lib.sh"
 options usage o:out b:bindir r:rounds m:max_mb a:hold_mb f:file_mb -- "$@"
 H=/sys/kernel/mm/hawkeye
-CG=/sys/fs/cgroup
 [ -d $H/debloat ] || { echo "streaming.sh: this kernel has no HawkEye bloat recovery" >&2; exit 1; }
 
 # The largest virtio disk of at least FILE_MB (the guest's swap disk).
@@ -54,14 +53,8 @@ trap reset EXIT
 
 [ -e $CG/cgroup.controllers ] || mount -t cgroup2 none $CG
 echo +memory >$CG/cgroup.subtree_control
-vm() { awk -v k="$1" '$1 == k {print $2}' /proc/vmstat; }
-cg_stat() { awk -v k="$1" '$1 == k {print $2}' $CG/bench-stream/memory.stat; }
 cg_fresh() {
-	for _ in $(seq 50); do
-		[ -d $CG/bench-stream ] && ! rmdir $CG/bench-stream 2>/dev/null || break
-		sleep 0.2
-	done
-	mkdir $CG/bench-stream
+	cg_new bench-stream
 	echo $((max_mb << 20)) >$CG/bench-stream/memory.max
 	echo 0 >$CG/bench-stream/memory.swap.max
 }
@@ -99,13 +92,13 @@ for round in 0 $(seq "$rounds"); do
 		[ "$round" = 0 ] || printf '{"type": "stream", "config": "%s", "round": %s, "seconds": %s, "mb_per_s": %s, "peak_kb": %s, "anon_kb": %s, "pgscan": %s, "episodes": %s, "thp_scanned": %s, "bytes_read": %s}\n' \
 			$config "$round" "$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}')" \
 			"$(awk -v a="$t0" -v b="$t1" -v m="$file_mb" 'BEGIN {printf "%.2f", m / (b - a)}')" \
-			$(($(cat $CG/bench-stream/memory.peak) / 1024)) $(($(cg_stat anon) / 1024)) \
-			"$(cg_stat pgscan)" $(($(vm hawkeye_debloat_memcg_episode) - ep0)) \
+			$(($(cat $CG/bench-stream/memory.peak) / 1024)) $(($(cg_stat bench-stream anon) / 1024)) \
+			"$(cg_stat bench-stream pgscan)" $(($(vm hawkeye_debloat_memcg_episode) - ep0)) \
 			$(($(vm hawkeye_debloat_thp_scanned) - sc0)) $(($(vm hawkeye_debloat_bytes_read) - rd0)) >>"$out"
 		kill -9 $holder 2>/dev/null || true
 		wait $holder 2>/dev/null || true
 		holder=
 	done
 done
-rmdir $CG/bench-stream 2>/dev/null || true
+cg_del bench-stream || true
 echo "streaming.sh: done; raw results in $out" >&2
