@@ -514,8 +514,13 @@ TEST_F_TIMEOUT(baselines, freebsd_pressure_breaks_reservations, 300)
 	EXPECT_LT(meminfo_kb("MemFree"), free_kb - (long)made * 1024);
 	EXPECT_LT(nres / 4, made);
 
-	/* As much again, in base pages: more than is free. */
-	plen = (size_t)(free_kb * 6 / 10) * 1024;
+	/*
+	 * In base pages: all that is free and 1 MB for each reservation,
+	 * which only breaking at least half of them can give. (A fixed share
+	 * of the memory free at the start fit in the two-node guest, where
+	 * fewer reservations are made: 29 of 290 broken.)
+	 */
+	plen = (size_t)(meminfo_kb("MemFree") + (long)made * 1024) * 1024;
 	q = mmap(NULL, plen, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, q);
@@ -528,7 +533,7 @@ TEST_F_TIMEOUT(baselines, freebsd_pressure_breaks_reservations, 300)
 	TH_LOG("after %zu MB more: %d of %zu reservations broken, thp_split_page +%ld, MemFree %ld kB",
 	       plen / MB, broken, made, vmstat("thp_split_page") - split0,
 	       used_after);
-	EXPECT_GT(broken, (int)(made / 10));
+	EXPECT_GE(broken, (int)(made / 4));
 	EXPECT_GE(vmstat("thp_split_page") - split0, broken);
 	for (size_t r = 0; r < nres; r++) {
 		ASSERT_TRUE(touched_intact(p, r, 7, 8, 21)) TH_LOG("region %zu", r);

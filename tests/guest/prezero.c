@@ -576,17 +576,31 @@ TEST_F_TIMEOUT(prezero, paced_zeroing_backs_off_for_runnable_work, 300)
 	EXPECT_GE(idle, n * 4 * (long)(rate * idle_secs));
 }
 
+/* Whether @pid sleeps: the state in /proc/PID/stat. */
+static bool sleeping(pid_t pid)
+{
+	char path[64], buf[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	return !read_file(path, buf, sizeof(buf)) && (p = strrchr(buf, ')')) && p[1] && p[2] == 'S';
+}
+
 /*
  * Paced, a fault that has to zero wakes its node's thread when that one
  * sleeps with nothing to zero (here: its pool at target_mb); unpaced, it
  * waits for the thread's next look. The thread also looks once a second
- * on its own, and a burst whose pool it finds drained that way wakes
- * nothing: three bursts of faults that drain a 4 MB pool in a fraction of
- * a second, two seconds apart.
+ * on its own: a burst that began a moment before that look finds the
+ * thread awake when the pool runs dry, and wakes nothing. So each burst
+ * starts once the thread has refilled the 4 MB pool and gone to sleep (a
+ * fixed two seconds between bursts was in step with the look, and in the
+ * two-node debug guest all three bursts once woke nothing), faults in one
+ * MADV_POPULATE_WRITE call (it drains the pool in milliseconds), and
+ * paced bursts repeat, up to five, until one wakes the thread.
  */
 TEST_F_TIMEOUT(prezero, paced_fault_wakes_the_idle_thread, 300)
 {
 	const size_t len = 32 * MB;
+	pid_t zerod0;
 	long woken[2];
 
 	ASSERT_EQ(0, pin_to(0));
@@ -594,7 +608,7 @@ TEST_F_TIMEOUT(prezero, paced_fault_wakes_the_idle_thread, 300)
 	ASSERT_EQ(0, sysfs_write(PREZERO "target_mb", "4"));
 	for (int paced = 0; paced < 2; paced++) {
 		long w0, pre0, pre, pool = node_zeroed(0);
-		int drains = 0;
+		int drains = 0, burst;
 
 		/*
 		 * Empty CPU 0's node's pool (default target_mb 0 left it all of
@@ -611,23 +625,31 @@ TEST_F_TIMEOUT(prezero, paced_fault_wakes_the_idle_thread, 300)
 		ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "0"));
 		ASSERT_EQ(0, sysfs_write(PREZERO "paced", paced ? "1" : "0"));
 		ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "1"));
+		zerod0 = kthread_pid("hawkeye_zerod0");
+		ASSERT_LT(0, zerod0);
 		w0 = vmstat("hawkeye_prezero_woken");
 		pre0 = vmstat("hawkeye_fault_prezeroed_4k");
-		for (int burst = 0; burst < 3; burst++) {
+		for (burst = 0; burst < (paced ? 5 : 3); burst++) {
 			char *p;
 
-			sleep(2);	/* the thread is asleep, its pool at the target */
+			if (paced && vmstat("hawkeye_prezero_woken") > w0)
+				break;
+			ASSERT_TRUE(wait_zeroed(0, 4, 60));
+			for (int t = 0; t < 6000 && !sleeping(zerod0); t++)
+				usleep(10 * 1000);
+			ASSERT_TRUE(sleeping(zerod0));
 			pool = node_zeroed(0);
 			ASSERT_GT((long)(len / PAGE_SZ), pool) TH_LOG("node 0's pool: %ld pages", pool);
 			p = map_aligned(len);
 			ASSERT_NE(NULL, p);
+			ASSERT_EQ(0, madvise(p, len, MADV_POPULATE_WRITE));
 			EXPECT_EQ(0, fault_and_check(p, len));
 			munmap(p, len);
 		}
 		pre = vmstat("hawkeye_fault_prezeroed_4k") - pre0;
 		woken[paced] = vmstat("hawkeye_prezero_woken") - w0;
-		TH_LOG("paced %d: pool %ld pages, %ld of %zu faults pre-zeroed, thread woken %ld times",
-		       paced, pool, pre, 3 * len / PAGE_SZ, woken[paced]);
+		TH_LOG("paced %d: %d bursts, pool %ld pages, %ld of %zu faults pre-zeroed, thread woken %ld times",
+		       paced, burst, pool, pre, burst * len / PAGE_SZ, woken[paced]);
 		EXPECT_LT(0, pre);
 	}
 	EXPECT_EQ(0, woken[0]);
