@@ -12,7 +12,8 @@ order of the two alternating by round; the AnonHugePages of the process,
 read early in its timed part, shows what it got. A run whose huge
 pages are missing (or whose base pages are huge) is kept but marked
 invalid. Also recorded: whether the host has usable KVM and a hardware PMU,
-and `pteloop` (a sample pass's inner loop, bench/run-scaling) run here.
+`pteloop` (a sample pass's inner loop, bench/run-scaling) run here, and
+the CPU's TLBs as CPUID gives them (bench/tlbinfo.c).
 Writes one JSON object: environment, runs, per-workload medians and the
 huge/base throughput ratio of each round. Needs root for the THP mode;
 without it, the mode in force is used and recorded.
@@ -34,7 +35,7 @@ THP = "/sys/kernel/mm/transparent_hugepage/enabled"
 WORKLOADS = (("xsbench", "1.0", "lookups_per_s"),
              ("graph500", "0.5", "edges_per_s"),
              ("sequential", "1.0", "mib_per_s"))
-PROGRAMS = [w for w, _, _ in WORKLOADS] + ["pteloop"]
+PROGRAMS = [w for w, _, _ in WORKLOADS] + ["pteloop", "tlbinfo"]
 
 
 def read(path, default=None):
@@ -151,6 +152,8 @@ def main():
             subprocess.run(["cc", "-O2", "-static", "-o", os.path.join(a.bindir, prog),
                             os.path.join(HERE, prog + ".c"), "-lm"], check=True)
     env = environment()
+    info = subprocess.run([os.path.join(a.bindir, "tlbinfo")], capture_output=True, text=True)
+    env["cpuid"] = json.loads(info.stdout) if info.returncode == 0 else None
     before = thp_mode()
     env["thp_mode_run"] = set_thp("madvise")
     runs = []

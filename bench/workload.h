@@ -172,6 +172,31 @@ static inline int workload_options(int argc, char **argv, struct workload_opts *
 	return 0;
 }
 
+/*
+ * Tell the TLB model (tools/tlbmodel/plugin.c), when the program runs
+ * under it: CPUID with a leaf no CPU has, which runs as usual elsewhere.
+ * TLBMODEL_NAME names this address space (@a a tag, @b the pid);
+ * TLBMODEL_WRITE has the model write its counters (@a a mark).
+ */
+#define TLBMODEL_NAME	0x484b0001u
+#define TLBMODEL_WRITE	0x484b0002u
+
+static inline void tlbmodel_call(uint32_t leaf, uint64_t a, uint64_t b)
+{
+	uint64_t rax = leaf, rbx = a, rcx = b, rdx = 0;
+
+	asm volatile("cpuid" : "+a"(rax), "+b"(rbx), "+c"(rcx), "+d"(rdx) : : "memory");
+}
+
+/* The first 8 characters of @label, as the model's tag. */
+static inline uint64_t tlbmodel_tag(const char *label)
+{
+	uint64_t tag = 0;
+
+	strncpy((char *)&tag, label, sizeof(tag));
+	return tag;
+}
+
 /* The timed part: when it started, the next progress line is due, it ends. */
 struct workload_run {
 	double t0, next, end;
@@ -198,6 +223,8 @@ static inline struct workload_run workload_start(const struct workload_opts *o, 
 		sigaddset(&set, SIGUSR1);
 		sigwait(&set, &sig);
 	}
+	tlbmodel_call(TLBMODEL_NAME, tlbmodel_tag(o->label), getpid());
+	tlbmodel_call(TLBMODEL_WRITE, 0, 0);
 	r.t0 = now();
 	r.next = r.t0 + o->interval;
 	r.end = r.t0 + o->duration;
@@ -217,6 +244,7 @@ static inline int workload_progress(const struct workload_opts *o, struct worklo
 	int over = (o->duration && t >= r->end) || (o->max_ops && total >= o->max_ops);
 
 	if (t >= r->next || over) {
+		tlbmodel_call(TLBMODEL_WRITE, total, 0);
 		printf("progress t=%.3f mono=%.3f %s=%lu total=%lu", t - r->t0, t, r->unit,
 		       total - r->last, total);
 		if (extra)

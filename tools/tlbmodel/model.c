@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The translation model of model.h: TLB lookups, page walks through the
+ * paging-structure caches, and the data caches that serve the walks'
+ * loads. Everything is keyed by 64-bit keys, 0 meaning empty.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+
+/*
+ * Intel's Golden Cove core (Sapphire Rapids and Emerald Rapids Xeons, the
+ * CPU of the native runs in results/), as the Intel 64 and IA-32
+ * Architectures Optimization Reference Manual describes it: load DTLB 96
+ * entries for 4 KB pages (6-way), 32 for 2 MB (4-way), 8 for 1 GB (fully
+ * associative); STLB 2048 entries (16-way) for 4 KB and 2 MB pages; L1D
+ * 48 KB 12-way, L2 2 MB 16-way. The rest is not documented and is this
+ * model's assumption, each a parameter: the paging-structure caches (4
+ * PML4E, 4 PDPTE and 32 PDE entries, as measured on earlier Intel cores),
+ * one core's share of the LLC (16 MB), and the latencies (STLB hit 8
+ * cycles; loads 5, 16, 80 and 250 cycles from L1D, L2, LLC and DRAM).
+ * 1 GB translations share the STLB here.
+ */
+const struct tm_params tm_golden_cove = {
+	.l1_entries = { 96, 32, 8 },
+	.l1_ways = { 6, 4, 8 },
+	.stlb_entries = 2048,
+	.stlb_ways = 16,
+	.pml4e_entries = 4,
+	.pdpte_entries = 4,
+	.pde_entries = 32,
+	.cache_bytes = { 48 << 10, 2 << 20, 16 << 20 },
+	.cache_ways = { 12, 16, 16 },
+	.stlb_cycles = 8,
+	.load_cycles = { 5, 16, 80, 250 },
+	.levels = 4,
+};
+
+static int array_init(struct tm_array *a, unsigned int entries, unsigned int ways)
+{
+	if (!ways || entries % ways)
+		return -1;
+	a->sets = entries / ways;
+	a->ways = ways;
+	a->clock = 0;
+	a->keys = calloc(entries, sizeof(*a->keys));
+	a->stamps = calloc(entries, sizeof(*a->stamps));
+	return a->keys && a->stamps ? 0 : -1;
+}
+
+static void array_free(struct tm_array *a)
+{
+	free(a->keys);
+	free(a->stamps);
+	a->keys = NULL;
+	a->stamps = NULL;
+}
+
+/* The set of @key: its low bits above the 3 that name a TLB entry's size. */
+static unsigned int array_set(const struct tm_array *a, uint64_t key)
+{
+	return (unsigned int)((key >> 3) % a->sets) * a->ways;
+}
+
+/* Is @key there? A hit makes it the most recently used of its set. */
+bool tm_array_lookup(struct tm_array *a, uint64_t key)
+{
+	unsigned int i, base = array_set(a, key);
+
+	for (i = base; i < base + a->ways; i++) {
+		if (a->keys[i] == key) {
+			a->stamps[i] = ++a->clock;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Put @key in, in place of its set's least recently used entry. */
+void tm_array_insert(struct tm_array *a, uint64_t key)
+{
+	unsigned int i, base = array_set(a, key), victim = base;
+
+	for (i = base; i < base + a->ways; i++) {
+		if (a->keys[i] == key || !a->keys[i]) {
+			victim = i;
+			break;
+		}
+		if (a->stamps[i] < a->stamps[victim])
+			victim = i;
+	}
+	a->keys[victim] = key;
+	a->stamps[victim] = ++a->clock;
+}
+
+int tm_core_init(struct tm_core *c, const struct tm_params *p)
+{
+	int i, err = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->p = p;
+	for (i = 0; i < TM_SIZES; i++)
+		err |= array_init(&c->l1[i], p->l1_entries[i], p->l1_ways[i]);
+	err |= array_init(&c->stlb, p->stlb_entries, p->stlb_ways);
+	err |= array_init(&c->pml4e, p->pml4e_entries, p->pml4e_entries);
+	err |= array_init(&c->pdpte, p->pdpte_entries, p->pdpte_entries);
+	err |= array_init(&c->pde, p->pde_entries, p->pde_entries);
+	for (i = 0; i < TM_DRAM; i++)
+		err |= array_init(&c->cache[i], p->cache_bytes[i] / 64, p->cache_ways[i]);
+	if (err || (p->levels != 4 && p->levels != 5)) {
+		tm_core_free(c);
+		return -1;
+	}
+	return 0;
+}
+
+void tm_core_free(struct tm_core *c)
+{
+	int i;
+
+	for (i = 0; i < TM_SIZES; i++)
+		array_free(&c->l1[i]);
+	array_free(&c->stlb);
+	array_free(&c->pml4e);
+	array_free(&c->pdpte);
+	array_free(&c->pde);
+	for (i = 0; i < TM_DRAM; i++)
+		array_free(&c->cache[i]);
+}
+
+/*
+ * A key for address space @asid: the page (or table) number @n of 45 bits,
+ * and 3 low bits, the page size for TLB entries. The upper half of the
+ * address space (the kernel's, global) is everyone's: asid 0.
+ */
+static uint64_t key(uint16_t asid, uint64_t va, uint64_t n, unsigned int size)
+{
+	if (va >> 63)
+		asid = 0;
+	return (uint64_t)(asid + 1) << 48 | (n & ((1ULL << 45) - 1)) << 3 | size;
+}
+
+static const unsigned int size_shift[TM_SIZES] = { 12, 21, 30 };
+
+/* The caches, for one line (physical address @pa): where it was found. */
+static enum tm_where cache_access(struct tm_core *c, uint64_t pa)
+{
+	uint64_t line = (pa >> 6) << 3 | 1;	/* never 0 */
+	int i;
+
+	for (i = 0; i < TM_DRAM; i++)
+		if (tm_array_lookup(&c->cache[i], line))
+			break;
+	for (int j = 0; j < i; j++)
+		tm_array_insert(&c->cache[j], line);
+	return i;
+}
+
+#define PTE_PRESENT	1ULL
+#define PTE_PS		(1ULL << 7)
+#define PTE_ADDR	0x000ffffffffff000ULL
+
+/*
+ * Walk @va's translation in the tables at @cr3: returns the size of the
+ * page it maps, TM_SIZES if it maps none, or -1 if an entry cannot be read
+ * (the tables are not where the reader looks: early boot).
+ * Every entry is read, so that the walk knows where the lower tables are,
+ * but only the loads that the paging-structure caches do not spare are
+ * charged. The caches hold the non-leaf entries the walk used.
+ */
+static int walk(struct tm_core *c, struct tm_stats *s, uint64_t cr3, uint16_t asid,
+			 uint64_t va, tm_read_fn read, void *ctx)
+{
+	const struct tm_params *p = c->p;
+	struct tm_array *pwc[6] = { NULL, NULL, &c->pde, &c->pdpte, &c->pml4e, NULL };
+	uint64_t table = cr3 & PTE_ADDR, e;
+	unsigned int level, start = p->levels;
+
+	/* The longest prefix cached: it names the table to start from. */
+	for (level = 2; level <= 4; level++) {
+		if (tm_array_lookup(pwc[level], key(asid, va, va >> (3 + 9 * level), 0))) {
+			start = level - 1;
+			s->pwc_hits++;
+			break;
+		}
+	}
+	for (level = p->levels; level >= 1; level--) {
+		uint64_t pa = table + ((va >> (12 + 9 * (level - 1))) & 511) * 8;
+		bool leaf;
+
+		if (!read(ctx, pa, &e))
+			return -1;
+		if (level <= start) {
+			enum tm_where w = cache_access(c, pa);
+
+			s->loads[w]++;
+			s->walk_cycles += p->load_cycles[w];
+		}
+		if (!(e & PTE_PRESENT))
+			return TM_SIZES;
+		leaf = level == 1 || ((level == 2 || level == 3) && (e & PTE_PS));
+		if (leaf)
+			return level - 1;
+		if (level <= 4)
+			tm_array_insert(pwc[level], key(asid, va, va >> (3 + 9 * level), 0));
+		table = e & PTE_ADDR;
+	}
+	return TM_SIZES;
+}
+
+/**
+ * tm_access() - one data access
+ * @c: the core it runs on
+ * @s: the counters of its address space
+ * @cr3: the address space's page-table root (CR3)
+ * @asid: a small number naming the address space in the TLBs (as a PCID)
+ * @va: the virtual address
+ * @pa: its physical address, for the data caches the walks' loads share
+ *	(0: not known, the caches see the walks' loads only)
+ * @read: reads a page-table entry by physical address
+ * @ctx: @read's argument
+ */
+void tm_access(struct tm_core *c, struct tm_stats *s, uint64_t cr3, uint16_t asid,
+	       uint64_t va, uint64_t pa, tm_read_fn read, void *ctx)
+{
+	uint64_t page = key(asid, va, va >> 12, TM_4K);
+	int i, size;
+
+	s->accesses++;
+	if (pa && pa >> 6 != c->last_line) {
+		cache_access(c, pa);
+		c->last_line = pa >> 6;
+	}
+	if (page == c->last_page)
+		return;
+	for (i = 0; i < TM_SIZES; i++)
+		if (tm_array_lookup(&c->l1[i], key(asid, va, va >> size_shift[i], i)))
+			goto hit;
+	s->l1_misses++;
+	for (i = 0; i < TM_SIZES; i++) {
+		if (tm_array_lookup(&c->stlb, key(asid, va, va >> size_shift[i], i))) {
+			s->stlb_hits++;
+			s->stlb_cycles += c->p->stlb_cycles;
+			tm_array_insert(&c->l1[i], key(asid, va, va >> size_shift[i], i));
+			goto hit;
+		}
+	}
+	s->walks++;
+	size = walk(c, s, cr3, asid, va, read, ctx);
+	if (size < 0 || size == TM_SIZES) {
+		if (size < 0)
+			s->unreadable++;
+		else
+			s->faults++;
+		c->last_page = 0;
+		return;
+	}
+	s->walks_by_size[size]++;
+	tm_array_insert(&c->stlb, key(asid, va, va >> size_shift[size], size));
+	tm_array_insert(&c->l1[size], key(asid, va, va >> size_shift[size], size));
+hit:
+	c->last_page = page;
+}
