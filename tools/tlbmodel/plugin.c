@@ -205,14 +205,14 @@ static void write_counters(const char *why, uint64_t from, uint64_t mark)
 				continue;
 			for (n = names; n && n->root != sp->root; n = n->next)
 				;
-			fprintf(out, "%s\n {\"root\": %" PRIu64 ", \"tag\": %" PRIu64 ", \"pid\": %" PRIu64 ","
+			fprintf(out, "%s{\"root\": %" PRIu64 ", \"tag\": %" PRIu64 ", \"pid\": %" PRIu64 ","
 				STAT(insns) "," STAT(accesses) "," STAT(l1_misses) "," STAT(stlb_hits) ","
 				STAT(walks) "," STAT(faults) "," STAT(unreadable) ", \"walks_4k\": %" PRIu64
 				", \"walks_2m\": %" PRIu64 ", \"walks_1g\": %" PRIu64 "," STAT(pwc_hits)
 				", \"loads_l1d\": %" PRIu64 ", \"loads_l2\": %" PRIu64
 				", \"loads_llc\": %" PRIu64 ", \"loads_dram\": %" PRIu64 ","
 				STAT(stlb_cycles) "," STAT(walk_cycles) "}",
-				first ? "" : ",", sp->root, n ? n->tag : 0, n ? n->pid : 0,
+				first ? "" : ", ", sp->root, n ? n->tag : 0, n ? n->pid : 0,
 				t.insns, t.accesses, t.l1_misses, t.stlb_hits, t.walks, t.faults, t.unreadable,
 				t.walks_by_size[TM_4K], t.walks_by_size[TM_2M], t.walks_by_size[TM_1G],
 				t.pwc_hits, t.loads[TM_L1D], t.loads[TM_L2], t.loads[TM_LLC],
@@ -220,7 +220,7 @@ static void write_counters(const char *why, uint64_t from, uint64_t mark)
 			first = false;
 		}
 	}
-	fprintf(out, "\n]}\n");
+	fprintf(out, "]}\n");
 	fflush(out);
 	pthread_mutex_unlock(&lock);
 	g_hash_table_destroy(seen);

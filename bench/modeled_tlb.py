@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""The promotion workloads under the TLB model (tools/tlbmodel), and the
+model checked against a native run: what huge pages are worth where no
+machine here has a TLB to measure.
+
+  bench/modeled_tlb.py [-m MB] [-d SECONDS] [-r ROUNDS] [--native NATIVE.json]
+                       [--calibrate WORKLOAD] [--raw RAW.jsonl] [--report-only]
+                       [-o OUT.json]
+
+Boots the release kernel under QEMU 10 with the model plugin
+(scripts/setup-tlbmodel) and runs each of bench/native_tlb.py's workloads,
+-m MiB, once with MADV_HUGEPAGE and once without (THP "madvise"), -d
+seconds each, the order alternating by round. Each workload names its
+address space to the model when its timed part starts and has the model
+write its counters at every progress line (bench/workload.h), so the
+counters of the timed part, per unit of work, are the last write's less the
+first's: instructions I, modeled walk cycles W (page-table loads, priced by
+where the model's caches found them) and STLB-hit cycles S.
+
+The model's time per unit of work is I x CPI + W + S. CPI, the base cycles
+per instruction of everything but address translation, is the one free
+parameter: it is calibrated on one workload (--calibrate, xsbench by
+default) so that its huge/base speedup is the native run's, and the others'
+speedups are then predicted with it and compared with theirs (the goal:
+each within 15 %). The native run (--native, bench/native_tlb.py's JSON)
+must be of the same -m.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import struct
+import subprocess
+import sys
+
+from native_tlb import WORKLOADS
+from report_io import write_json
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+GOAL = 0.15
+COUNTERS = ("insns", "accesses", "l1_misses", "stlb_hits", "walks", "walks_4k", "walks_2m",
+            "walks_1g", "pwc_hits", "loads_l1d", "loads_l2", "loads_llc", "loads_dram",
+            "stlb_cycles", "walk_cycles")
+
+
+def label(workload, pages, rnd):
+    """The run's label, at most 8 characters: the model's tag."""
+    return f"{workload[:3]}-{pages[0]}{rnd}"
+
+
+def tag_name(tag):
+    return struct.pack("<Q", tag).rstrip(b"\0").decode(errors="replace") if tag else ""
+
+
+def guest_script(bindir, mb, seconds, rounds):
+    lines = ["#!/bin/sh", "echo madvise >/sys/kernel/mm/transparent_hugepage/enabled"]
+    for rnd in range(1, rounds + 1):
+        for workload, frac, _ in WORKLOADS:
+            for pages in (("huge", "base") if rnd % 2 else ("base", "huge")):
+                lines.append(f"{bindir}/{workload} -m {mb} -f {frac} -d {seconds} "
+                             f"-i {seconds / 3:g} -l {label(workload, pages, rnd)}"
+                             + (" -N" if pages == "base" else "") + " || exit 1")
+    return "\n".join(lines) + "\n"
+
+
+def run_guest(a):
+    """Builds what it needs and runs the workloads under the model."""
+    qemu, plugin = subprocess.run([os.path.join(REPO, "scripts", "setup-tlbmodel")],
+                                  check=True, capture_output=True, text=True).stdout.split()
+    bindir = os.path.join(REPO, "build", "tlbmodel-bench")
+    os.makedirs(bindir, exist_ok=True)
+    for workload, _, _ in WORKLOADS:
+        subprocess.run(["cc", "-O2", "-static", "-o", os.path.join(bindir, workload),
+                        os.path.join(HERE, workload + ".c"), "-lm"], check=True)
+    script = os.path.join(bindir, "run.sh")
+    with open(script, "w") as f:
+        f.write(guest_script(bindir, a.mb, a.seconds, a.rounds))
+    os.chmod(script, 0o755)
+    mem_mb = a.mb * 2 + 1024
+    # The plugin reads page tables through the direct map at its fixed
+    # address, with 4-level paging, mapped whatever runs (no PTI).
+    cmd = [os.path.join(REPO, "scripts", "vm-run"), "--flavour", "release",
+           "--qemu", qemu, "--plugin", f"file={plugin},out={os.path.abspath(a.raw)}",
+           "--append", "no5lvl nokaslr nopti", "--mem", f"{mem_mb}M",
+           "--timeout", str(int(a.rounds * len(WORKLOADS) * 2 * (a.seconds + 600))),
+           "--", script]
+    subprocess.run(cmd, check=True)
+
+
+def runs_from(raw_path):
+    """Per run label: its counters over the timed part, and per unit of work."""
+    first, last = {}, {}
+    with open(raw_path) as f:
+        for line in f:
+            rec = json.loads(line)
+            if rec["type"] != "mark":
+                continue
+            for sp in rec["spaces"]:
+                name = tag_name(sp["tag"])
+                if sp["root"] != rec["from"] or not name:
+                    continue
+                if rec["mark"] == 0:
+                    first[name] = sp
+                    last.pop(name, None)
+                elif name in first:
+                    last[name] = (rec["mark"], sp)
+    runs = {}
+    for name, (ops, sp) in last.items():
+        d = {k: sp[k] - first[name][k] for k in COUNTERS}
+        runs[name] = {"ops": ops, "total": d,
+                      "per_op": {k: v / ops for k, v in d.items()}}
+    return runs
+
+
+def speedup(per, cpi):
+    """Modeled huge/base speedup at base CPI cpi, from per-op counters."""
+    def cycles(p):
+        return p["insns"] * cpi + p["walk_cycles"] + p["stlb_cycles"]
+    return cycles(per["base"]) / cycles(per["huge"])
+
+
+def calibrate(per, native):
+    """The CPI at which the modeled speedup is the native one: solves
+    (I_b c + T_b) / (I_h c + T_h) = s for c (T: translation cycles)."""
+    b, h = per["base"], per["huge"]
+    tb = b["walk_cycles"] + b["stlb_cycles"]
+    th = h["walk_cycles"] + h["stlb_cycles"]
+    den = native * h["insns"] - b["insns"]
+    cpi = (tb - native * th) / den if den else None
+    return cpi if cpi and cpi > 0 else None
+
+
+def report(runs, native_summary, calibration, settings):
+    per_workload = {}
+    for workload, _, _ in WORKLOADS:
+        per = {}
+        for pages in ("huge", "base"):
+            got = [r["per_op"] for n, r in runs.items()
+                   if n.startswith(workload[:3] + "-" + pages[0])]
+            if got:
+                per[pages] = {k: statistics.median(g[k] for g in got) for k in COUNTERS}
+        if len(per) == 2:
+            per_workload[workload] = per
+    out = {"settings": settings, "runs": runs, "workloads": {}, "calibration": None}
+    cal = per_workload.get(calibration)
+    nat = (native_summary or {}).get(calibration, {}).get("speedup")
+    cpi = calibrate(cal, nat) if cal and nat else None
+    out["calibration"] = {"workload": calibration, "native_speedup": nat, "cpi": cpi}
+    for workload, per in per_workload.items():
+        nat_w = (native_summary or {}).get(workload, {})
+        w = {"per_op": per, "native_speedup": nat_w.get("speedup"),
+             "native_range": nat_w.get("speedup_range")}
+        if cpi:
+            pred = speedup(per, cpi)
+            w["predicted_speedup"] = pred
+            w["mmu_overhead"] = {
+                p: (per[p]["walk_cycles"] + per[p]["stlb_cycles"])
+                / (per[p]["insns"] * cpi + per[p]["walk_cycles"] + per[p]["stlb_cycles"])
+                for p in per}
+            if w["native_speedup"]:
+                w["error"] = pred / w["native_speedup"] - 1
+                w["within_goal"] = (abs(w["error"]) <= GOAL
+                                    if workload != calibration else None)
+        out["workloads"][workload] = w
+    checked = [w["within_goal"] for n, w in out["workloads"].items()
+               if n != calibration and w.get("within_goal") is not None]
+    out["goal_met"] = all(checked) if checked else None
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("-m", "--mb", type=int, default=1024)
+    ap.add_argument("-d", "--seconds", type=float, default=30)
+    ap.add_argument("-r", "--rounds", type=int, default=1)
+    ap.add_argument("--native", help="bench/native_tlb.py's JSON, of the same -m")
+    ap.add_argument("--calibrate", default="xsbench", choices=[w for w, _, _ in WORKLOADS])
+    ap.add_argument("--raw", default=os.path.join(REPO, "results", "raw", "modeled-tlb.jsonl"))
+    ap.add_argument("--report-only", action="store_true",
+                    help="no guest run: the report of an earlier run's --raw")
+    ap.add_argument("-o", "--output", default="-")
+    a = ap.parse_args()
+    if a.mb < 4 or a.mb % 2 or a.seconds <= 0 or a.rounds < 1:
+        ap.error("-m: even, >= 4; -d > 0; -r >= 1")
+    native = None
+    if a.native:
+        with open(a.native) as f:
+            native = json.load(f)
+        if native["settings"]["mb"] != a.mb:
+            ap.error(f"--native ran -m {native['settings']['mb']}, not {a.mb}")
+    if not a.report_only:
+        os.makedirs(os.path.dirname(os.path.abspath(a.raw)), exist_ok=True)
+        run_guest(a)
+    settings = {"mb": a.mb, "seconds": a.seconds, "rounds": a.rounds,
+                "native": native and {"settings": native["settings"],
+                                      "cpu": native["environment"].get("cpu"),
+                                      "cpuid": native["environment"].get("cpuid")}}
+    res = report(runs_from(a.raw), native and native["summary"], a.calibrate, settings)
+    if a.output == "-":
+        json.dump(res, sys.stdout, indent=1)
+        print()
+    else:
+        write_json(a.output, res)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,81 @@
+"""bench/modeled_tlb.py: the timed part's counters from the model's
+writes, the CPI calibration and the predictions."""
+
+import json
+import os
+import struct
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
+import modeled_tlb  # noqa: E402
+
+
+def space(root, name, **counters):
+    sp = {k: 0 for k in modeled_tlb.COUNTERS}
+    sp.update(root=root, tag=struct.unpack("<Q", name.encode().ljust(8, b"\0"))[0], pid=1)
+    sp.update(counters)
+    return sp
+
+
+def write(path, recs):
+    with open(path, "w") as f:
+        for r in recs:
+            f.write(json.dumps(r) + "\n")
+
+
+def test_runs_take_their_own_first_and_last_write(tmp_path):
+    raw = tmp_path / "raw.jsonl"
+    a0 = space(1, "xsb-h1", insns=100, walk_cycles=10)
+    a1 = space(1, "xsb-h1", insns=1100, walk_cycles=210)
+    b0 = space(2, "xsb-b1", insns=50)
+    b1 = space(2, "xsb-b1", insns=2050, walk_cycles=4000)
+    write(raw, [
+        {"type": "mark", "from": 1, "mark": 0, "spaces": [a0]},
+        # another space's write: a's counters in it do not count for a
+        {"type": "mark", "from": 2, "mark": 7, "spaces": [space(1, "xsb-h1", insns=999), b0]},
+        {"type": "mark", "from": 1, "mark": 10, "spaces": [a1]},
+        {"type": "mark", "from": 2, "mark": 0, "spaces": [a1, b0]},
+        {"type": "mark", "from": 2, "mark": 20, "spaces": [a1, b1]},
+        {"type": "exit", "from": 0, "mark": 0, "spaces": [a1, b1]},
+    ])
+    runs = modeled_tlb.runs_from(raw)
+    assert runs["xsb-h1"]["ops"] == 10
+    assert runs["xsb-h1"]["per_op"]["insns"] == 100 and runs["xsb-h1"]["per_op"]["walk_cycles"] == 20
+    assert runs["xsb-b1"]["ops"] == 20 and runs["xsb-b1"]["per_op"]["insns"] == 100
+    assert runs["xsb-b1"]["per_op"]["walk_cycles"] == 200
+
+
+def per_op(insns, walk, stlb=0):
+    p = {k: 0 for k in modeled_tlb.COUNTERS}
+    p.update(insns=insns, walk_cycles=walk, stlb_cycles=stlb)
+    return p
+
+
+def test_calibration_reproduces_the_native_speedup():
+    per = {"huge": per_op(1000, 50, 10), "base": per_op(1000, 800, 40)}
+    cpi = modeled_tlb.calibrate(per, 1.5)
+    assert cpi == pytest.approx((840 - 1.5 * 60) / (1.5 * 1000 - 1000))
+    assert modeled_tlb.speedup(per, cpi) == pytest.approx(1.5)
+    # No CPI makes huge pages slower than the model says they are.
+    assert modeled_tlb.calibrate(per, 0.9) is None
+
+
+def test_report_predicts_the_others_with_the_calibrated_cpi():
+    def run(insns, walk):
+        return {"ops": 1, "total": {}, "per_op": per_op(insns, walk)}
+    runs = {"xsb-h1": run(1000, 0), "xsb-b1": run(1000, 500),
+            "gra-h1": run(2000, 0), "gra-b1": run(2000, 400),
+            "seq-h1": run(500, 0), "seq-b1": run(500, 5)}
+    native = {"xsbench": {"speedup": 1.5}, "graph500": {"speedup": 1.2},
+              "sequential": {"speedup": 1.0}}
+    out = modeled_tlb.report(runs, native, "xsbench", {})
+    assert out["calibration"]["cpi"] == pytest.approx(1.0)
+    g = out["workloads"]["graph500"]
+    assert g["predicted_speedup"] == pytest.approx(2400 / 2000)
+    assert g["within_goal"] is True and out["workloads"]["xsbench"]["within_goal"] is None
+    assert out["workloads"]["sequential"]["error"] == pytest.approx(505 / 500 - 1)
+    assert out["goal_met"] is True
+    native["graph500"]["speedup"] = 1.5
+    assert modeled_tlb.report(runs, native, "xsbench", {})["goal_met"] is False

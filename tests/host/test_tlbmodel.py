@@ -1,0 +1,77 @@
+"""tools/tlbmodel/model.c on synthetic page tables (modeltest.c): access
+streams whose TLB misses, walks and page-table loads follow from the
+Golden Cove sizes (L1 DTLB 4 KB: 16 sets of 6; STLB: 128 sets of 16; PDE
+cache 32 entries, PDPTE cache 4) and LRU replacement."""
+import json
+import os
+import subprocess
+
+import pytest
+
+SRC = os.path.join(os.path.dirname(__file__), "..", "..", "tools", "tlbmodel")
+
+
+@pytest.fixture(scope="module")
+def modeltest(tmp_path_factory):
+    exe = str(tmp_path_factory.mktemp("tlbmodel") / "modeltest")
+    subprocess.run(["cc", "-O2", "-Wall", "-Wextra", "-Werror", "-o", exe,
+                    os.path.join(SRC, "modeltest.c"), os.path.join(SRC, "model.c")], check=True)
+
+    def run(*args):
+        out = subprocess.run([exe, *map(str, args)], check=True, capture_output=True,
+                             text=True, timeout=60).stdout
+        return json.loads(out)
+    return run
+
+
+def test_pages_within_the_l1_miss_once(modeltest):
+    # 64 pages, 4 per set of the 6-way L1: only the first touches miss.
+    s = modeltest("4k", 64, 3)
+    assert s["accesses"] == 192 and s["l1_misses"] == 64 and s["walks"] == 64
+    # The first walk loads all four levels; the PDE cache spares the rest
+    # all but the PTE.
+    assert s["loads"] == 4 + 63 and s["pwc_hits"] == 63
+
+
+def test_pages_within_the_stlb_walk_once(modeltest):
+    # 1024 pages: more than the L1 holds (LRU over a cycle misses every
+    # time), fewer than the STLB: the later rounds hit there.
+    s = modeltest("4k", 1024, 3)
+    assert s["l1_misses"] == 3 * 1024 and s["walks"] == 1024 and s["stlb_hits"] == 2 * 1024
+    assert s["stlb_cycles"] == 2 * 1024 * 8
+
+
+def test_more_pages_than_the_stlb_walk_every_time(modeltest):
+    s = modeltest("4k", 4096, 3)
+    assert s["walks"] == s["accesses"] == 3 * 4096 and s["walks_4k"] == s["walks"]
+    # Round 1: 4 loads, then 1 per page, 2 at each of the 7 other 2 MB
+    # regions (the PDPTE cache names their page directory); after it the
+    # 8 PDEs stay cached.
+    assert s["loads"] == 4 + 511 + 7 * (2 + 511) + 2 * 4096
+
+
+def test_huge_pages_walk_once_per_2mb(modeltest):
+    s = modeltest("2m", 4096, 3)
+    assert s["walks"] == s["walks_2m"] == 8 and s["walks_4k"] == 0
+    assert s["l1_misses"] == 8 and s["loads"] == 3 + 7
+
+
+def test_set_conflicts_and_the_pde_cache(modeltest):
+    # One page in each of 40 2 MB regions: all in set 0 of the L1 and of the
+    # STLB (16 ways), so every access walks; 40 PDEs overflow the 32-entry
+    # PDE cache (LRU over a cycle: every walk misses it), the PDPTE cache
+    # still names the page directory: 2 loads a walk.
+    s = modeltest("4k", 40 * 512, 3, 512)
+    assert s["walks"] == 120
+    assert s["loads"] == 4 + 39 * 2 + 2 * 40 * 2
+    # 20 regions: the PDE cache holds them after the first round.
+    s = modeltest("4k", 20 * 512, 3, 512)
+    assert s["walks"] == 60 and s["loads"] == 4 + 19 * 2 + 2 * 20
+
+
+def test_walk_cycles_are_the_loads_latencies(modeltest):
+    # 8 huge pages: the first walk loads a PML4E, a PDPTE and a PDE, each
+    # line's first load from DRAM (250 cycles); the 7 others load a PDE
+    # from that same line, now in L1D (5 cycles).
+    s = modeltest("2m", 4096, 1)
+    assert s["walk_cycles"] == 3 * 250 + 7 * 5
