@@ -83,7 +83,7 @@ def run_guest(a):
     # address, with 4-level paging, mapped whatever runs (no PTI).
     cmd = [os.path.join(REPO, "scripts", "vm-run"), "--flavour", "release",
            "--qemu", qemu, "--plugin", f"file={plugin},out={os.path.abspath(a.raw)}",
-           "--append", "no5lvl nokaslr nopti", "--mem", f"{mem_mb}M",
+           "--append", "no5lvl nokaslr nopti", "--mem", f"{mem_mb}M", "--boot-timeout", "1800",
            "--timeout", str(int(a.rounds * len(WORKLOADS) * 2 * (a.seconds + 600))),
            "--", script]
     subprocess.run(cmd, check=True)
@@ -106,6 +106,9 @@ def runs_from(raw_path):
                     last.pop(name, None)
                 elif name in first:
                     last[name] = (rec["mark"], sp)
+    if not last:
+        raise SystemExit(f"modeled_tlb: {raw_path} has no workload's counters "
+                         "(did the guest run under the plugin?)")
     runs = {}
     for name, (ops, sp) in last.items():
         d = {k: sp[k] - first[name][k] for k in COUNTERS}

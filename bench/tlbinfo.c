@@ -5,8 +5,9 @@
  * instruction, unified, load, store), level, page sizes, ways, sets and
  * entries. Intel: leaf 0x18 (deterministic address translation
  * parameters); AMD: leaves 0x80000005/6 (and 0x80000019 for 1 GB pages).
- * bench/native_tlb.py records it beside its runs; the TLB model
- * (tools/tlbmodel) takes its sizes from it.
+ * bench/native_tlb.py records it beside its runs, to compare with the
+ * sizes the TLB model (tools/tlbmodel/model.c) assumes. A hypervisor may
+ * hide leaf 0x18: then the list is empty.
  */
 #include <cpuid.h>
 #include <stdio.h>

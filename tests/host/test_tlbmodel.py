@@ -75,3 +75,33 @@ def test_walk_cycles_are_the_loads_latencies(modeltest):
     # from that same line, now in L1D (5 cycles).
     s = modeltest("2m", 4096, 1)
     assert s["walk_cycles"] == 3 * 250 + 7 * 5
+
+
+def test_a_flush_empties_the_tlbs_and_the_paging_structure_caches(modeltest):
+    s = modeltest("4k", 64, 3, 1, "flush")
+    assert s["walks"] == 3 * 64 and s["loads"] == 3 * (4 + 63)
+
+
+def test_invlpg_after_a_collapse_finds_the_2mb_page(modeltest):
+    # 1024 pages (two 2 MB regions) remapped by 2 MB pages after every
+    # round, all 4 KB pages INVLPG'd: each later round walks twice, to 2 MB.
+    s = modeltest("4k", 1024, 3, 1, "remap")
+    assert s["walks_4k"] == 1024 and s["walks_2m"] == 2 * 2
+    # Without the INVLPGs the stale 4 KB entries keep hitting in the STLB.
+    s = modeltest("4k", 1024, 3, 1, "stale")
+    assert s["walks_2m"] == 0 and s["stlb_hits"] == 2 * 1024
+
+
+def test_address_spaces_do_not_share_entries(modeltest):
+    # Rounds alternate between two ASIDs: each walks its 64 pages once;
+    # 128 translations overflow the 96-entry L1, not the STLB.
+    s = modeltest("4k", 64, 4, 1, "asid")
+    assert s["walks"] == 2 * 64 and s["stlb_hits"] == 2 * 64
+
+
+def test_data_traffic_evicts_the_walks_lines(modeltest):
+    # The same walks, with the data accesses in the caches as well: the
+    # PDE line the later walks load is no longer always in L1D.
+    quiet, busy = modeltest("2m", 4096, 1), modeltest("2m", 4096, 1, 1, "data")
+    assert busy["loads"] == quiet["loads"] == 10
+    assert busy["walk_cycles"] > quiet["walk_cycles"]

@@ -37,7 +37,7 @@ const struct tm_params tm_golden_cove = {
 	.levels = 4,
 };
 
-static int array_init(struct tm_array *a, unsigned int entries, unsigned int ways)
+static int array_init(struct tm_array *a, unsigned int entries, unsigned int ways, bool vals)
 {
 	if (!ways || entries % ways)
 		return -1;
@@ -46,15 +46,18 @@ static int array_init(struct tm_array *a, unsigned int entries, unsigned int way
 	a->clock = 0;
 	a->keys = calloc(entries, sizeof(*a->keys));
 	a->stamps = calloc(entries, sizeof(*a->stamps));
-	return a->keys && a->stamps ? 0 : -1;
+	a->vals = vals ? calloc(entries, sizeof(*a->vals)) : NULL;
+	return a->keys && a->stamps && (a->vals || !vals) ? 0 : -1;
 }
 
 static void array_free(struct tm_array *a)
 {
 	free(a->keys);
 	free(a->stamps);
+	free(a->vals);
 	a->keys = NULL;
 	a->stamps = NULL;
+	a->vals = NULL;
 }
 
 /* The set of @key: its low bits above the 3 that name a TLB entry's size. */
@@ -63,22 +66,22 @@ static unsigned int array_set(const struct tm_array *a, uint64_t key)
 	return (unsigned int)((key >> 3) % a->sets) * a->ways;
 }
 
-/* Is @key there? A hit makes it the most recently used of its set. */
-bool tm_array_lookup(struct tm_array *a, uint64_t key)
+/* @key's slot, or -1; a hit makes it the most recently used of its set. */
+static int array_find(struct tm_array *a, uint64_t key)
 {
 	unsigned int i, base = array_set(a, key);
 
 	for (i = base; i < base + a->ways; i++) {
 		if (a->keys[i] == key) {
 			a->stamps[i] = ++a->clock;
-			return true;
+			return (int)i;
 		}
 	}
-	return false;
+	return -1;
 }
 
-/* Put @key in, in place of its set's least recently used entry. */
-void tm_array_insert(struct tm_array *a, uint64_t key)
+/* Put @key in, in place of its set's least recently used entry: its slot. */
+static int array_insert(struct tm_array *a, uint64_t key)
 {
 	unsigned int i, base = array_set(a, key), victim = base;
 
@@ -92,6 +95,24 @@ void tm_array_insert(struct tm_array *a, uint64_t key)
 	}
 	a->keys[victim] = key;
 	a->stamps[victim] = ++a->clock;
+	return (int)victim;
+}
+
+/* Drop every entry of @asid (the key's top 16 bits are asid + 1). */
+static void array_flush(struct tm_array *a, uint16_t asid)
+{
+	for (unsigned int i = 0; i < a->sets * a->ways; i++)
+		if (a->keys[i] >> 48 == (uint64_t)asid + 1)
+			a->keys[i] = 0;
+}
+
+static void array_remove(struct tm_array *a, uint64_t key)
+{
+	unsigned int i, base = array_set(a, key);
+
+	for (i = base; i < base + a->ways; i++)
+		if (a->keys[i] == key)
+			a->keys[i] = 0;
 }
 
 int tm_core_init(struct tm_core *c, const struct tm_params *p)
@@ -101,13 +122,13 @@ int tm_core_init(struct tm_core *c, const struct tm_params *p)
 	memset(c, 0, sizeof(*c));
 	c->p = p;
 	for (i = 0; i < TM_SIZES; i++)
-		err |= array_init(&c->l1[i], p->l1_entries[i], p->l1_ways[i]);
-	err |= array_init(&c->stlb, p->stlb_entries, p->stlb_ways);
-	err |= array_init(&c->pml4e, p->pml4e_entries, p->pml4e_entries);
-	err |= array_init(&c->pdpte, p->pdpte_entries, p->pdpte_entries);
-	err |= array_init(&c->pde, p->pde_entries, p->pde_entries);
+		err |= array_init(&c->l1[i], p->l1_entries[i], p->l1_ways[i], false);
+	err |= array_init(&c->stlb, p->stlb_entries, p->stlb_ways, false);
+	err |= array_init(&c->pml4e, p->pml4e_entries, p->pml4e_entries, true);
+	err |= array_init(&c->pdpte, p->pdpte_entries, p->pdpte_entries, true);
+	err |= array_init(&c->pde, p->pde_entries, p->pde_entries, true);
 	for (i = 0; i < TM_DRAM; i++)
-		err |= array_init(&c->cache[i], p->cache_bytes[i] / 64, p->cache_ways[i]);
+		err |= array_init(&c->cache[i], p->cache_bytes[i] / 64, p->cache_ways[i], false);
 	if (err || (p->levels != 4 && p->levels != 5)) {
 		tm_core_free(c);
 		return -1;
@@ -150,10 +171,10 @@ static enum tm_where cache_access(struct tm_core *c, uint64_t pa)
 	int i;
 
 	for (i = 0; i < TM_DRAM; i++)
-		if (tm_array_lookup(&c->cache[i], line))
+		if (array_find(&c->cache[i], line) >= 0)
 			break;
 	for (int j = 0; j < i; j++)
-		tm_array_insert(&c->cache[j], line);
+		array_insert(&c->cache[j], line);
 	return i;
 }
 
@@ -164,47 +185,49 @@ static enum tm_where cache_access(struct tm_core *c, uint64_t pa)
 /*
  * Walk @va's translation in the tables at @cr3: returns the size of the
  * page it maps, TM_SIZES if it maps none, or -1 if an entry cannot be read
- * (the tables are not where the reader looks: early boot).
- * Every entry is read, so that the walk knows where the lower tables are,
- * but only the loads that the paging-structure caches do not spare are
- * charged. The caches hold the non-leaf entries the walk used.
+ * (the tables are not where the reader looks: early boot). As the
+ * hardware's, the walk starts below the longest prefix the paging-
+ * structure caches hold (they keep the next table's address) and charges
+ * each load what the data caches say; the caches keep the non-leaf
+ * entries it used.
  */
 static int walk(struct tm_core *c, struct tm_stats *s, uint64_t cr3, uint16_t asid,
-			 uint64_t va, tm_read_fn read, void *ctx)
+		uint64_t va, tm_read_fn read, void *ctx)
 {
 	const struct tm_params *p = c->p;
-	struct tm_array *pwc[6] = { NULL, NULL, &c->pde, &c->pdpte, &c->pml4e, NULL };
+	/* The cache of level-L entries, keyed by the address bits above them. */
+	struct tm_array *pwc[5] = { NULL, NULL, &c->pde, &c->pdpte, &c->pml4e };
 	uint64_t table = cr3 & PTE_ADDR, e;
-	unsigned int level, start = p->levels;
+	unsigned int level = p->levels;
+	int slot;
 
-	/* The longest prefix cached: it names the table to start from. */
-	for (level = 2; level <= 4; level++) {
-		if (tm_array_lookup(pwc[level], key(asid, va, va >> (3 + 9 * level), 0))) {
-			start = level - 1;
+	for (unsigned int l = 2; l <= 4; l++) {
+		slot = array_find(pwc[l], key(asid, va, va >> (3 + 9 * l), 0));
+		if (slot >= 0) {
+			table = pwc[l]->vals[slot];
+			level = l - 1;
 			s->pwc_hits++;
 			break;
 		}
 	}
-	for (level = p->levels; level >= 1; level--) {
-		uint64_t pa = table + ((va >> (12 + 9 * (level - 1))) & 511) * 8;
-		bool leaf;
+	for (; level >= 1; level--) {
+		uint64_t pa = table + ((va >> (3 + 9 * level)) & 511) * 8;
+		enum tm_where w;
 
 		if (!read(ctx, pa, &e))
 			return -1;
-		if (level <= start) {
-			enum tm_where w = cache_access(c, pa);
-
-			s->loads[w]++;
-			s->walk_cycles += p->load_cycles[w];
-		}
+		w = cache_access(c, pa);
+		s->loads[w]++;
+		s->walk_cycles += p->load_cycles[w];
 		if (!(e & PTE_PRESENT))
 			return TM_SIZES;
-		leaf = level == 1 || ((level == 2 || level == 3) && (e & PTE_PS));
-		if (leaf)
+		if (level == 1 || ((level == 2 || level == 3) && (e & PTE_PS)))
 			return level - 1;
-		if (level <= 4)
-			tm_array_insert(pwc[level], key(asid, va, va >> (3 + 9 * level), 0));
 		table = e & PTE_ADDR;
+		if (level <= 4) {
+			slot = array_insert(pwc[level], key(asid, va, va >> (3 + 9 * level), 0));
+			pwc[level]->vals[slot] = table;
+		}
 	}
 	return TM_SIZES;
 }
@@ -235,14 +258,14 @@ void tm_access(struct tm_core *c, struct tm_stats *s, uint64_t cr3, uint16_t asi
 	if (page == c->last_page)
 		return;
 	for (i = 0; i < TM_SIZES; i++)
-		if (tm_array_lookup(&c->l1[i], key(asid, va, va >> size_shift[i], i)))
+		if (array_find(&c->l1[i], key(asid, va, va >> size_shift[i], i)) >= 0)
 			goto hit;
 	s->l1_misses++;
 	for (i = 0; i < TM_SIZES; i++) {
-		if (tm_array_lookup(&c->stlb, key(asid, va, va >> size_shift[i], i))) {
+		if (array_find(&c->stlb, key(asid, va, va >> size_shift[i], i)) >= 0) {
 			s->stlb_hits++;
 			s->stlb_cycles += c->p->stlb_cycles;
-			tm_array_insert(&c->l1[i], key(asid, va, va >> size_shift[i], i));
+			array_insert(&c->l1[i], key(asid, va, va >> size_shift[i], i));
 			goto hit;
 		}
 	}
@@ -257,8 +280,36 @@ void tm_access(struct tm_core *c, struct tm_stats *s, uint64_t cr3, uint16_t asi
 		return;
 	}
 	s->walks_by_size[size]++;
-	tm_array_insert(&c->stlb, key(asid, va, va >> size_shift[size], size));
-	tm_array_insert(&c->l1[size], key(asid, va, va >> size_shift[size], size));
+	array_insert(&c->stlb, key(asid, va, va >> size_shift[size], size));
+	array_insert(&c->l1[size], key(asid, va, va >> size_shift[size], size));
 hit:
 	c->last_page = page;
+}
+
+/* Drop every translation of @asid (a CR3 reload, a new address space). */
+void tm_flush(struct tm_core *c, uint16_t asid)
+{
+	for (int i = 0; i < TM_SIZES; i++)
+		array_flush(&c->l1[i], asid);
+	array_flush(&c->stlb, asid);
+	array_flush(&c->pml4e, asid);
+	array_flush(&c->pdpte, asid);
+	array_flush(&c->pde, asid);
+	c->last_page = 0;
+}
+
+/*
+ * INVLPG: drop @va's translation, of any size, and (as Intel's INVLPG
+ * does) every paging-structure cache entry of @asid.
+ */
+void tm_invlpg(struct tm_core *c, uint16_t asid, uint64_t va)
+{
+	for (int i = 0; i < TM_SIZES; i++) {
+		array_remove(&c->l1[i], key(asid, va, va >> size_shift[i], i));
+		array_remove(&c->stlb, key(asid, va, va >> size_shift[i], i));
+	}
+	array_flush(&c->pml4e, asid);
+	array_flush(&c->pdpte, asid);
+	array_flush(&c->pde, asid);
+	c->last_page = 0;
 }

@@ -10,6 +10,11 @@
  * map, and it charges the walk the latency of each page-table load that
  * the paging-structure caches did not spare.
  *
+ * What it leaves out: the store DTLB (stores use the load DTLB here), the
+ * 1 GB STLB (1 GB entries share the STLB), and any overlap of a walk with
+ * other work or other walks (walk cycles add up serially; the CPI that
+ * bench/modeled_tlb.py calibrates absorbs part of it).
+ *
  * tools/tlbmodel/plugin.c runs it inside QEMU (TCG); tools/tlbmodel/
  * modeltest.c drives it with synthetic page tables for the host tests.
  */
@@ -30,6 +35,7 @@ struct tm_array {
 	unsigned int sets, ways;
 	uint64_t *keys;		/* sets * ways; 0: empty */
 	uint64_t *stamps;	/* last use, per entry */
+	uint64_t *vals;		/* paging-structure caches: the next table's address */
 	uint64_t clock;
 };
 
@@ -74,7 +80,7 @@ int tm_core_init(struct tm_core *c, const struct tm_params *p);
 void tm_core_free(struct tm_core *c);
 void tm_access(struct tm_core *c, struct tm_stats *s, uint64_t cr3, uint16_t asid,
 	       uint64_t va, uint64_t pa, tm_read_fn read, void *ctx);
-bool tm_array_lookup(struct tm_array *a, uint64_t key);
-void tm_array_insert(struct tm_array *a, uint64_t key);
+void tm_flush(struct tm_core *c, uint16_t asid);
+void tm_invlpg(struct tm_core *c, uint16_t asid, uint64_t va);
 
 #endif

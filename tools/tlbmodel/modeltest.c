@@ -2,12 +2,20 @@
 /*
  * The model on synthetic page tables, for tests/host/test_tlbmodel.py:
  *
- *   modeltest 4k|2m PAGES ROUNDS [STRIDE]
+ *   modeltest 4k|2m PAGES ROUNDS [STRIDE [BETWEEN]]
  *
  * maps PAGES 4 KB pages of one address space (as 4 KB pages, or as 2 MB
  * pages covering them), touches one byte in every STRIDE-th (default 1)
  * of them, in order, ROUNDS times over, on one Golden Cove core, and
- * prints the address space's counters as one JSON object.
+ * prints the counters as one JSON object. BETWEEN the rounds:
+ *   flush   tm_flush() (a CR3 reload)
+ *   remap   the same addresses mapped by 2 MB pages from then on, every
+ *           4 KB page INVLPG'd (a collapse and its TLB flush)
+ *   stale   the same remap without the INVLPGs
+ *   asid    the next round runs in another address space (ASID) with the
+ *           same addresses and tables
+ *   data    nothing, but the data accesses go through the data caches
+ *           too (by default only the walks' loads do)
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -68,7 +76,9 @@ int main(int argc, char **argv)
 	struct tm_stats s = { 0 };
 	struct tm_core core;
 	unsigned long pages, rounds, stride = 1;
-	uint64_t root;
+	const char *between = "";
+	uint64_t root, root2m = 0;
+	uint16_t asid = 1;
 	bool huge;
 
 	if (argc < 4 || (strcmp(argv[1], "4k") && strcmp(argv[1], "2m"))) {
@@ -80,15 +90,34 @@ int main(int argc, char **argv)
 	rounds = strtoul(argv[3], NULL, 0);
 	if (argc > 4)
 		stride = strtoul(argv[4], NULL, 0);
+	if (argc > 5)
+		between = argv[5];
 	phys = calloc(1, PHYS_BYTES);
 	if (!phys || !stride || tm_core_init(&core, &tm_golden_cove))
 		return 1;
 	root = new_table();
 	for (unsigned long i = 0; i < pages; i += huge ? 512 : 1)
 		map(root, BASE_VA + i * 4096, PHYS_BYTES / 2 + i * 4096, huge ? 2 : 1);
-	for (unsigned long r = 0; r < rounds; r++)
+	if (!strcmp(between, "remap") || !strcmp(between, "stale")) {
+		root2m = new_table();
+		for (unsigned long i = 0; i < pages; i += 512)
+			map(root2m, BASE_VA + i * 4096, PHYS_BYTES / 2 + i * 4096, 2);
+	}
+	for (unsigned long r = 0; r < rounds; r++) {
 		for (unsigned long i = 0; i < pages; i += stride)
-			tm_access(&core, &s, root, 1, BASE_VA + i * 4096, 0, read_pte, NULL);
+			tm_access(&core, &s, root, asid, BASE_VA + i * 4096,
+				  strcmp(between, "data") ? 0 : PHYS_BYTES / 2 + i * 4096,
+				  read_pte, NULL);
+		if (!strcmp(between, "flush"))
+			tm_flush(&core, asid);
+		if (root2m)
+			root = root2m;
+		if (!strcmp(between, "remap"))
+			for (unsigned long i = 0; i < pages; i++)
+				tm_invlpg(&core, asid, BASE_VA + i * 4096);
+		if (!strcmp(between, "asid"))
+			asid = 3 - asid;
+	}
 	printf("{\"accesses\": %" PRIu64 ", \"l1_misses\": %" PRIu64 ", \"stlb_hits\": %" PRIu64
 	       ", \"walks\": %" PRIu64 ", \"walks_4k\": %" PRIu64 ", \"walks_2m\": %" PRIu64
 	       ", \"faults\": %" PRIu64 ", \"pwc_hits\": %" PRIu64 ", \"loads\": %" PRIu64

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The TLB model (model.h) as a QEMU TCG plugin for x86-64 system guests:
- * every data access of every vCPU goes through a model core of its own,
- * and the counters are kept per guest address space (per page-table root,
- * CR3). QEMU 10's plugin API gives the plugin the guest's registers and
+ * every user-mode data access of every vCPU goes through a model core of
+ * its own, and the counters are kept per guest address space (per
+ * page-table root, CR3). QEMU 10's plugin API gives the plugin the guest's registers and
  * memory: the plugin learns each vCPU's CR3 from the instructions that
- * write it, and reads page-table entries through the guest kernel's direct
- * map. The guest must run with 4-level paging, without KASLR and without
+ * write it (and its flushes from those and from INVLPG), and reads
+ * page-table entries through the guest kernel's direct map. The guest must run with 4-level paging, without KASLR and without
  * page-table isolation ("no5lvl nokaslr nopti"), so that the direct map
  * is at its fixed address and is mapped whatever runs.
  *
@@ -35,12 +35,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 #define LEAF_NAME	0x484b0001u
 #define LEAF_WRITE	0x484b0002u
 #define CR3_ROOT	0x000ffffffffff000ULL
-/* The kernel's and the user's halves of a PTI root share a space. */
-#define CR3_SPACE	(CR3_ROOT & ~0x1000ULL)
 
 /* An address space seen on one vCPU. */
 struct space {
-	uint64_t root;			/* CR3 & CR3_SPACE */
+	uint64_t root;			/* CR3 & CR3_ROOT */
 	uint16_t asid;
 	struct tm_stats s;
 	struct space *next;
@@ -132,19 +130,39 @@ static struct space *space_of(struct vcpu *v, uint64_t root)
 	sp->next = v->spaces;
 	v->spaces = sp;
 	pthread_mutex_unlock(&lock);
+	/* A root seen first here may be a freed one's page: nothing of it stays. */
+	tm_flush(&v->core, sp->asid);
 	return sp;
 }
 
-/* Before a MOV to CR3: the new root is in the source register. */
+/*
+ * Before a MOV to CR3: the new root is in the source register. Another
+ * root is a switch, which keeps the translations of both (as PCIDs do on
+ * the modeled CPU); the same root again is a flush of its translations.
+ */
 static void cr3_write(unsigned int i, void *udata)
 {
 	struct vcpu *v = &vcpus[i];
 	uint64_t cr3 = read_reg(v, v->gpr[(uintptr_t)udata]);
+	uint64_t root = cr3 & CR3_ROOT;
 
 	settle_insns(i);
+	if (v->cur && v->cur->root == root) {
+		tm_flush(&v->core, v->cur->asid);
+	} else {
+		v->cur = root ? space_of(v, root) : NULL;
+		v->core.last_page = 0;
+	}
 	v->cr3 = cr3;
-	v->cur = (cr3 & CR3_SPACE) ? space_of(v, cr3 & CR3_SPACE) : NULL;
-	v->core.last_page = 0;
+}
+
+/* Before an INVLPG (%reg): the address is in the register. */
+static void invlpg(unsigned int i, void *udata)
+{
+	struct vcpu *v = &vcpus[i];
+
+	if (v->cur)
+		tm_invlpg(&v->core, v->cur->asid, read_reg(v, v->gpr[(uintptr_t)udata]));
 }
 
 static void mem_access(unsigned int i, qemu_plugin_meminfo_t info, uint64_t va, void *udata)
@@ -179,6 +197,11 @@ static void write_counters(const char *why, uint64_t from, uint64_t mark)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	pthread_mutex_lock(&lock);
+	if (!out) {
+		pthread_mutex_unlock(&lock);
+		g_hash_table_destroy(seen);
+		return;
+	}
 	fprintf(out, "{\"type\": \"%s\", \"seq\": %" PRIu64 ", \"from\": %" PRIu64
 		", \"mark\": %" PRIu64 ", \"host_s\": %.3f, \"spaces\": [", why, ++writes, from,
 		mark, ts.tv_sec + ts.tv_nsec / 1e9);
@@ -199,6 +222,10 @@ static void write_counters(const char *why, uint64_t from, uint64_t mark)
 						continue;
 					for (size_t k = 0; k < sizeof(t) / sizeof(*b); k++)
 						b[k] += a[k];
+					/* What vCPU j has run in it since its last switch. */
+					if (vcpus[j].cur == o)
+						t.insns += qemu_plugin_u64_get(insns, j) -
+							   vcpus[j].insns_at_switch;
 				}
 			}
 			if (!t.accesses)
@@ -256,45 +283,64 @@ static void cpuid(unsigned int i, void *udata)
 }
 
 /*
- * A MOV to CR3 (0F 22 /r, ModRM reg 3, register operand; REX.B extends
- * the source): the source register's number, or -1.
+ * Instruction 0F @op with ModRM mod @mod and reg @reg, whose r/m is a
+ * register (mod 3) or an address in a register without SIB or
+ * displacement (mod 0, r/m not 4 or 5): that register's number (REX.B
+ * extends it), or -1. MOV to CR3 is 0F 22 mod 3 reg 3; INVLPG is 0F 01
+ * mod 0 reg 7, the form Linux's invlpg (%reg) has.
  */
-static int mov_to_cr3_source(const uint8_t *b, size_t len)
+static int reg_operand(const uint8_t *b, size_t len, uint8_t op, int mod, int reg)
 {
 	size_t k = 0;
-	int rex_b = 0;
+	int rex_b = 0, rm;
 
 	while (k < len && (b[k] == 0x66 || b[k] == 0x67 || b[k] == 0xf2 || b[k] == 0xf3))
 		k++;
 	if (k < len && (b[k] & 0xf0) == 0x40)
 		rex_b = b[k++] & 1;
-	if (k + 3 > len || b[k] != 0x0f || b[k + 1] != 0x22)
+	if (k + 3 > len || b[k] != 0x0f || b[k + 1] != op)
 		return -1;
-	if ((b[k + 2] >> 6) != 3 || ((b[k + 2] >> 3) & 7) != 3)
+	rm = b[k + 2] & 7;
+	if ((b[k + 2] >> 6) != mod || ((b[k + 2] >> 3) & 7) != reg ||
+	    (mod == 0 && (rm == 4 || rm == 5)))
 		return -1;
-	return (b[k + 2] & 7) | rex_b << 3;
+	return rm | rex_b << 3;
 }
 
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t n = qemu_plugin_tb_n_insns(tb);
+	bool user;
 
 	(void)id;
-	qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(tb, QEMU_PLUGIN_INLINE_ADD_U64, insns, n);
+	/*
+	 * User mode only: the guest's clock ticks in host time, so under TCG
+	 * its kernel runs 50 to 100 times more timer work per unit of user
+	 * work than natively; modeled, those accesses would crowd the TLBs.
+	 */
+	user = !(qemu_plugin_tb_vaddr(tb) >> 63);
+	if (user)
+		qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(tb, QEMU_PLUGIN_INLINE_ADD_U64,
+								  insns, n);
 	for (size_t k = 0; k < n; k++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, k);
 		uint8_t b[16];
 		size_t len = qemu_plugin_insn_data(insn, b, sizeof(b));
-		int src = mov_to_cr3_source(b, len);
+		int src = reg_operand(b, len, 0x22, 3, 3);
+		int addr = reg_operand(b, len, 0x01, 0, 7);
 
 		if (src >= 0)
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, cr3_write, QEMU_PLUGIN_CB_R_REGS,
 							       (void *)(uintptr_t)src);
+		else if (addr >= 0)
+			qemu_plugin_register_vcpu_insn_exec_cb(insn, invlpg, QEMU_PLUGIN_CB_R_REGS,
+							       (void *)(uintptr_t)addr);
 		else if (len >= 2 && b[0] == 0x0f && b[1] == 0xa2)
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, cpuid, QEMU_PLUGIN_CB_R_REGS,
 							       NULL);
-		qemu_plugin_register_vcpu_mem_cb(insn, mem_access, QEMU_PLUGIN_CB_NO_REGS,
-						 QEMU_PLUGIN_MEM_RW, NULL);
+		if (user)
+			qemu_plugin_register_vcpu_mem_cb(insn, mem_access, QEMU_PLUGIN_CB_NO_REGS,
+							 QEMU_PLUGIN_MEM_RW, NULL);
 	}
 }
 
@@ -329,7 +375,10 @@ static void at_exit(qemu_plugin_id_t id, void *p)
 	for (int i = 0; i < nvcpus; i++)
 		settle_insns(i);
 	write_counters("exit", 0, 0);
+	pthread_mutex_lock(&lock);
 	fclose(out);
+	out = NULL;
+	pthread_mutex_unlock(&lock);
 }
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
