@@ -34,7 +34,7 @@ import struct
 import subprocess
 import sys
 
-from native_tlb import WORKLOADS
+from native_tlb import WORKLOADS, build, pages_order
 from report_io import write_json
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -58,7 +58,7 @@ def guest_script(bindir, mb, seconds, rounds):
     lines = ["#!/bin/sh", "echo madvise >/sys/kernel/mm/transparent_hugepage/enabled"]
     for rnd in range(1, rounds + 1):
         for workload, frac, _ in WORKLOADS:
-            for pages in (("huge", "base") if rnd % 2 else ("base", "huge")):
+            for pages in pages_order(rnd):
                 lines.append(f"{bindir}/{workload} -m {mb} -f {frac} -d {seconds} "
                              f"-i {seconds / 3:g} -l {label(workload, pages, rnd)}"
                              + (" -N" if pages == "base" else "") + " || exit 1")
@@ -70,10 +70,7 @@ def run_guest(a):
     qemu, plugin = subprocess.run([os.path.join(REPO, "scripts", "setup-tlbmodel")],
                                   check=True, capture_output=True, text=True).stdout.split()
     bindir = os.path.join(REPO, "build", "tlbmodel-bench")
-    os.makedirs(bindir, exist_ok=True)
-    for workload, _, _ in WORKLOADS:
-        subprocess.run(["cc", "-O2", "-static", "-o", os.path.join(bindir, workload),
-                        os.path.join(HERE, workload + ".c"), "-lm"], check=True)
+    build(bindir, [w for w, _, _ in WORKLOADS], again=True)
     script = os.path.join(bindir, "run.sh")
     with open(script, "w") as f:
         f.write(guest_script(bindir, a.mb, a.seconds, a.rounds))

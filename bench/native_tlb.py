@@ -115,6 +115,20 @@ def run(bindir, workload, frac, key, mb, seconds, pages):
     return rec
 
 
+def build(bindir, programs, again=False):
+    """bench/PROGRAM.c, static, into bindir (again: even if it is there)."""
+    os.makedirs(bindir, exist_ok=True)
+    for prog in programs:
+        if again or not os.path.exists(os.path.join(bindir, prog)):
+            subprocess.run(["cc", "-O2", "-static", "-o", os.path.join(bindir, prog),
+                            os.path.join(HERE, prog + ".c"), "-lm"], check=True)
+
+
+def pages_order(rnd):
+    """Which run comes first in round rnd: they alternate."""
+    return ("huge", "base") if rnd % 2 else ("base", "huge")
+
+
 def summarize(runs):
     out = {}
     for workload, _, key in WORKLOADS:
@@ -146,11 +160,7 @@ def main():
     a = ap.parse_args()
     if a.mb < 4 or a.mb % 2 or a.seconds <= 0 or a.rounds < 1:
         ap.error("-m: even, >= 4; -d > 0; -r >= 1")
-    os.makedirs(a.bindir, exist_ok=True)
-    for prog in PROGRAMS:
-        if not os.path.exists(os.path.join(a.bindir, prog)):
-            subprocess.run(["cc", "-O2", "-static", "-o", os.path.join(a.bindir, prog),
-                            os.path.join(HERE, prog + ".c"), "-lm"], check=True)
+    build(a.bindir, PROGRAMS)
     env = environment()
     info = subprocess.run([os.path.join(a.bindir, "tlbinfo")], capture_output=True, text=True)
     env["cpuid"] = json.loads(info.stdout) if info.returncode == 0 else None
@@ -160,8 +170,7 @@ def main():
     try:
         for rnd in range(1, a.rounds + 1):
             for workload, frac, key in WORKLOADS:
-                order = ("huge", "base") if rnd % 2 else ("base", "huge")
-                for pages in order:
+                for pages in pages_order(rnd):
                     rec = run(a.bindir, workload, frac, key, a.mb, a.seconds, pages)
                     rec["round"] = rnd
                     runs.append(rec)

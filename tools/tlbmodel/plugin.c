@@ -14,7 +14,8 @@
  *
  * A guest program talks to the plugin with CPUID and a leaf no CPU has
  * (the instruction runs natively as usual):
- *   EAX 0x484b0001, EBX tag, ECX pid: names the current address space
+ *   EAX 0x484b0001, EBX tag, ECX pid: names the current address space (and
+ *                                    starts its translations afresh)
  *   EAX 0x484b0002, EBX mark: writes every address space's counters now
  * The counters go to FILE as JSON lines, one per write and one at exit.
  */
@@ -36,24 +37,22 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 #define LEAF_WRITE	0x484b0002u
 #define CR3_ROOT	0x000ffffffffff000ULL
 
-/* An address space seen on one vCPU. */
+/*
+ * An address space (a page-table root), what the guest told about it, and
+ * its counters on each vCPU (each vCPU writes only its own).
+ */
 struct space {
 	uint64_t root;			/* CR3 & CR3_ROOT */
+	uint64_t tag, pid;
 	uint16_t asid;
-	struct tm_stats s;
+	struct tm_stats *on;		/* [nvcpus] */
 	struct space *next;
-};
-
-/* An address space, with what the guest told about it. */
-struct named {
-	uint64_t root, tag, pid;
-	struct named *next;
 };
 
 struct vcpu {
 	struct tm_core core;
 	uint64_t cr3;
-	struct space *cur, *spaces;
+	struct space *cur;
 	uint64_t insns_at_switch;	/* the vCPU's count when @cur began */
 	struct qemu_plugin_register *gpr[16], *rax, *rbx, *rcx;
 	GByteArray *buf;
@@ -65,7 +64,7 @@ static struct qemu_plugin_scoreboard *insn_board;
 static qemu_plugin_u64 insns;
 static uint64_t direct_map = 0xffff888000000000ULL;
 static FILE *out;
-static struct named *names;
+static struct space *spaces;		/* under @lock */
 static uint16_t next_asid = 1;
 static uint64_t writes;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -102,36 +101,37 @@ static void settle_insns(unsigned int i)
 	uint64_t now = qemu_plugin_u64_get(insns, i);
 
 	if (v->cur)
-		v->cur->s.insns += now - v->insns_at_switch;
+		v->cur->on[i].insns += now - v->insns_at_switch;
 	v->insns_at_switch = now;
 }
 
-static struct space *space_of(struct vcpu *v, uint64_t root)
+/* A fresh ASID; after 65534 of them they are used again (never seen). */
+static uint16_t new_asid(void)
+{
+	uint16_t asid = next_asid;
+
+	next_asid = next_asid == UINT16_MAX - 1 ? 1 : next_asid + 1;
+	return asid;
+}
+
+/* The space of @root, made on first sight. */
+static struct space *space_of(uint64_t root)
 {
 	struct space *sp;
 
-	for (sp = v->spaces; sp; sp = sp->next)
-		if (sp->root == root)
-			return sp;
-	sp = calloc(1, sizeof(*sp));
-	if (!sp)
-		abort();
-	sp->root = root;
 	pthread_mutex_lock(&lock);
-	/* The same space has the same ASID on every vCPU. */
-	for (int i = 0; i < nvcpus && !sp->asid; i++)
-		for (struct space *o = vcpus[i].spaces; o; o = o->next)
-			if (o->root == root)
-				sp->asid = o->asid;
-	if (!sp->asid) {
-		sp->asid = next_asid;
-		next_asid = next_asid == UINT16_MAX - 1 ? 1 : next_asid + 1;
+	for (sp = spaces; sp && sp->root != root; sp = sp->next)
+		;
+	if (!sp) {
+		sp = calloc(1, sizeof(*sp));
+		if (!sp || !(sp->on = calloc(nvcpus, sizeof(*sp->on))))
+			abort();
+		sp->root = root;
+		sp->asid = new_asid();
+		sp->next = spaces;
+		spaces = sp;
 	}
-	sp->next = v->spaces;
-	v->spaces = sp;
 	pthread_mutex_unlock(&lock);
-	/* A root seen first here may be a freed one's page: nothing of it stays. */
-	tm_flush(&v->core, sp->asid);
 	return sp;
 }
 
@@ -150,7 +150,7 @@ static void cr3_write(unsigned int i, void *udata)
 	if (v->cur && v->cur->root == root) {
 		tm_flush(&v->core, v->cur->asid);
 	} else {
-		v->cur = root ? space_of(v, root) : NULL;
+		v->cur = root ? space_of(root) : NULL;
 		v->core.last_page = 0;
 	}
 	v->cr3 = cr3;
@@ -180,77 +180,62 @@ static void mem_access(unsigned int i, qemu_plugin_meminfo_t info, uint64_t va, 
 			return;
 		pa = qemu_plugin_hwaddr_phys_addr(hw);
 	}
-	tm_access(&v->core, &v->cur->s, v->cr3, v->cur->asid, va, pa, read_pte, v);
+	tm_access(&v->core, &v->cur->on[i], v->cr3, v->cur->asid, va, pa, read_pte, v);
 }
 
 #define STAT(f) " \"" #f "\": %" PRIu64
 
 /*
  * Every space's counters, summed over the vCPUs, as one JSON object: @why
- * "mark" (from the space @from, with @mark) or "exit".
+ * "mark" (from the space @from, with @mark) or "exit". Other vCPUs go on
+ * counting meanwhile: a write is not a snapshot of them.
  */
 static void write_counters(const char *why, uint64_t from, uint64_t mark)
 {
 	struct timespec ts;
-	GHashTable *seen = g_hash_table_new(g_int64_hash, g_int64_equal);
 	bool first = true;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	pthread_mutex_lock(&lock);
 	if (!out) {
 		pthread_mutex_unlock(&lock);
-		g_hash_table_destroy(seen);
 		return;
 	}
 	fprintf(out, "{\"type\": \"%s\", \"seq\": %" PRIu64 ", \"from\": %" PRIu64
 		", \"mark\": %" PRIu64 ", \"host_s\": %.3f, \"spaces\": [", why, ++writes, from,
 		mark, ts.tv_sec + ts.tv_nsec / 1e9);
-	for (int i = 0; i < nvcpus; i++) {
-		for (struct space *sp = vcpus[i].spaces; sp; sp = sp->next) {
-			struct tm_stats t = { 0 };
-			struct named *n;
+	for (struct space *sp = spaces; sp; sp = sp->next) {
+		struct tm_stats t = { 0 };
+		uint64_t *sum = (uint64_t *)&t;
 
-			if (g_hash_table_contains(seen, &sp->root))
-				continue;
-			g_hash_table_add(seen, &sp->root);
-			for (int j = 0; j < nvcpus; j++) {
-				for (struct space *o = vcpus[j].spaces; o; o = o->next) {
-					const uint64_t *a = (const uint64_t *)&o->s;
-					uint64_t *b = (uint64_t *)&t;
+		for (int j = 0; j < nvcpus; j++) {
+			const uint64_t *a = (const uint64_t *)&sp->on[j];
 
-					if (o->root != sp->root)
-						continue;
-					for (size_t k = 0; k < sizeof(t) / sizeof(*b); k++)
-						b[k] += a[k];
-					/* What vCPU j has run in it since its last switch. */
-					if (vcpus[j].cur == o)
-						t.insns += qemu_plugin_u64_get(insns, j) -
-							   vcpus[j].insns_at_switch;
-				}
-			}
-			if (!t.accesses)
-				continue;
-			for (n = names; n && n->root != sp->root; n = n->next)
-				;
-			fprintf(out, "%s{\"root\": %" PRIu64 ", \"tag\": %" PRIu64 ", \"pid\": %" PRIu64 ","
-				STAT(insns) "," STAT(accesses) "," STAT(l1_misses) "," STAT(stlb_hits) ","
-				STAT(walks) "," STAT(faults) "," STAT(unreadable) ", \"walks_4k\": %" PRIu64
-				", \"walks_2m\": %" PRIu64 ", \"walks_1g\": %" PRIu64 "," STAT(pwc_hits)
-				", \"loads_l1d\": %" PRIu64 ", \"loads_l2\": %" PRIu64
-				", \"loads_llc\": %" PRIu64 ", \"loads_dram\": %" PRIu64 ","
-				STAT(stlb_cycles) "," STAT(walk_cycles) "}",
-				first ? "" : ", ", sp->root, n ? n->tag : 0, n ? n->pid : 0,
-				t.insns, t.accesses, t.l1_misses, t.stlb_hits, t.walks, t.faults, t.unreadable,
-				t.walks_by_size[TM_4K], t.walks_by_size[TM_2M], t.walks_by_size[TM_1G],
-				t.pwc_hits, t.loads[TM_L1D], t.loads[TM_L2], t.loads[TM_LLC],
-				t.loads[TM_DRAM], t.stlb_cycles, t.walk_cycles);
-			first = false;
+			for (size_t k = 0; k < sizeof(t) / sizeof(*sum); k++)
+				sum[k] += a[k];
+			/* What vCPU j has run in it since its last switch. */
+			if (vcpus[j].cur == sp)
+				t.insns += qemu_plugin_u64_get(insns, j) - vcpus[j].insns_at_switch;
 		}
+		if (!t.accesses)
+			continue;
+		fprintf(out, "%s{\"root\": %" PRIu64 ", \"tag\": %" PRIu64 ", \"pid\": %" PRIu64 ","
+			STAT(insns) "," STAT(accesses) "," STAT(l1_misses) "," STAT(stlb_hits) ","
+			STAT(walks) "," STAT(faults) "," STAT(unreadable) ", \"walks_4k\": %" PRIu64
+			", \"walks_2m\": %" PRIu64 ", \"walks_1g\": %" PRIu64 "," STAT(pwc_hits)
+			", \"loads_l1d\": %" PRIu64 ", \"loads_l2\": %" PRIu64
+			", \"loads_llc\": %" PRIu64 ", \"loads_dram\": %" PRIu64 ","
+			STAT(stlb_cycles) "," STAT(walk_cycles) "}",
+			first ? "" : ", ", sp->root, sp->tag, sp->pid,
+			t.insns, t.accesses, t.l1_misses, t.stlb_hits, t.walks, t.faults, t.unreadable,
+			t.walks_by_size[TM_4K], t.walks_by_size[TM_2M], t.walks_by_size[TM_1G],
+			t.pwc_hits, t.loads[TM_L1D], t.loads[TM_L2], t.loads[TM_LLC],
+			t.loads[TM_DRAM], t.stlb_cycles, t.walk_cycles);
+		first = false;
 	}
 	fprintf(out, "]}\n");
 	fflush(out);
 	pthread_mutex_unlock(&lock);
-	g_hash_table_destroy(seen);
 }
 
 /* Before a CPUID: one of ours? */
@@ -258,27 +243,24 @@ static void cpuid(unsigned int i, void *udata)
 {
 	struct vcpu *v = &vcpus[i];
 	uint32_t leaf = (uint32_t)read_reg(v, v->rax);
-	struct named *n;
 
 	(void)udata;
 	if (leaf == LEAF_WRITE) {
 		settle_insns(i);
 		write_counters("mark", v->cur ? v->cur->root : 0, read_reg(v, v->rbx));
 	} else if (leaf == LEAF_NAME && v->cur) {
+		uint64_t tag = read_reg(v, v->rbx), pid = read_reg(v, v->rcx);
+
+		/*
+		 * A named space starts afresh: its root may be a page that an
+		 * earlier process's tables had, whose translations its ASID kept.
+		 */
 		pthread_mutex_lock(&lock);
-		for (n = names; n && n->root != v->cur->root; n = n->next)
-			;
-		if (!n) {
-			n = calloc(1, sizeof(*n));
-			if (!n)
-				abort();
-			n->root = v->cur->root;
-			n->next = names;
-			names = n;
-		}
-		n->tag = read_reg(v, v->rbx);
-		n->pid = read_reg(v, v->rcx);
+		v->cur->tag = tag;
+		v->cur->pid = pid;
+		v->cur->asid = new_asid();
 		pthread_mutex_unlock(&lock);
+		v->core.last_page = 0;
 	}
 }
 
