@@ -1,5 +1,5 @@
 # hawkeye: the two commands are `make demo` and `make test`; see README.md.
-.PHONY: demo demo-kvm test test-host test-deb soak kernel deb kernel-tree kernel-export checkpatch clean help
+.PHONY: demo demo-kvm test test-host test-deb test-tlbmodel soak kernel deb kernel-tree kernel-export checkpatch clean help
 
 demo:
 	scripts/setup-host
@@ -15,6 +15,12 @@ test:
 
 test-host:
 	scripts/setup-host && python3 tests/run.py --host-only
+
+# The TLB model plugin in a guest: QEMU 10 (scripts/setup-tlbmodel), two
+# boots under the plugin; not in make test, which keeps the system's QEMU.
+test-tlbmodel:
+	scripts/setup-host && scripts/build-kernel --flavour release >/dev/null
+	HAWKEYE_TLBMODEL=1 build/venv/bin/python -m pytest -q tests/host/test_tlbmodel_guest.py
 
 # The packaged kernel (make deb) runs the guest tests, hibernation and the
 # soak: not in make test, its build takes about 25 minutes.
