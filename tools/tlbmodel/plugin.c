@@ -10,7 +10,11 @@
  * page-table isolation ("no5lvl nokaslr nopti"), so that the direct map
  * is at its fixed address and is mapped whatever runs.
  *
- *   -plugin tlbmodel.so,out=FILE[,direct_map=ADDR]
+ *   -plugin tlbmodel.so,out=FILE[,direct_map=ADDR][,all=on]
+ *
+ * Only the address spaces a guest program has named are modeled (a
+ * workload names its own when its timed part starts: its set-up runs at
+ * TCG's speed), every one with all=on.
  *
  * A guest program talks to the plugin with CPUID and a leaf no CPU has
  * (the instruction runs natively as usual):
@@ -63,6 +67,7 @@ static int nvcpus;
 static struct qemu_plugin_scoreboard *insn_board;
 static qemu_plugin_u64 insns;
 static uint64_t direct_map = 0xffff888000000000ULL;
+static bool model_all;			/* every space, not only the named ones */
 static FILE *out;
 static struct space *spaces;		/* under @lock */
 static uint16_t next_asid = 1;
@@ -172,7 +177,7 @@ static void mem_access(unsigned int i, qemu_plugin_meminfo_t info, uint64_t va, 
 	uint64_t pa = 0;
 
 	(void)udata;
-	if (!v->cur)
+	if (!v->cur || (!model_all && !v->cur->tag))
 		return;
 	hw = qemu_plugin_get_hwaddr(info, va);
 	if (hw) {
@@ -217,7 +222,8 @@ static void write_counters(const char *why, uint64_t from, uint64_t mark)
 			if (vcpus[j].cur == sp)
 				t.insns += qemu_plugin_u64_get(insns, j) - vcpus[j].insns_at_switch;
 		}
-		if (!t.accesses)
+		/* Named ones always: a workload's first write is at its start. */
+		if (!t.accesses && !sp->tag)
 			continue;
 		fprintf(out, "%s{\"root\": %" PRIu64 ", \"tag\": %" PRIu64 ", \"pid\": %" PRIu64 ","
 			STAT(insns) "," STAT(accesses) "," STAT(l1_misses) "," STAT(stlb_hits) ","
@@ -377,6 +383,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			path = argv[k] + 4;
 		} else if (!strncmp(argv[k], "direct_map=", 11)) {
 			direct_map = strtoull(argv[k] + 11, NULL, 0);
+		} else if (!strcmp(argv[k], "all=on") || !strcmp(argv[k], "all=off")) {
+			model_all = !strcmp(argv[k], "all=on");
 		} else {
 			fprintf(stderr, "tlbmodel: unknown argument %s\n", argv[k]);
 			return -1;
