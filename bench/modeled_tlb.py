@@ -146,8 +146,12 @@ def report(runs, native_summary, calibration, settings):
     out = {"settings": settings, "runs": runs, "workloads": {}, "calibration": None}
     cal = per_workload.get(calibration)
     nat = (native_summary or {}).get(calibration, {}).get("speedup")
+    nat_range = (native_summary or {}).get(calibration, {}).get("speedup_range") or []
     cpi = calibrate(cal, nat) if cal and nat else None
-    out["calibration"] = {"workload": calibration, "native_speedup": nat, "cpi": cpi}
+    # The CPIs the ends of the calibration workload's native range give.
+    cpi_range = sorted(c for c in (calibrate(cal, r) for r in nat_range if cal) if c)
+    out["calibration"] = {"workload": calibration, "native_speedup": nat, "cpi": cpi,
+                          "cpi_range": cpi_range if len(cpi_range) == 2 else None}
     for workload, per in per_workload.items():
         nat_w = (native_summary or {}).get(workload, {})
         w = {"per_op": per, "native_speedup": nat_w.get("speedup"),
@@ -155,6 +159,9 @@ def report(runs, native_summary, calibration, settings):
         if cpi:
             pred = speedup(per, cpi)
             w["predicted_speedup"] = pred
+            if out["calibration"]["cpi_range"]:
+                w["predicted_range"] = sorted(speedup(per, c)
+                                              for c in out["calibration"]["cpi_range"])
             w["mmu_overhead"] = {
                 p: (per[p]["walk_cycles"] + per[p]["stlb_cycles"])
                 / (per[p]["insns"] * cpi + per[p]["walk_cycles"] + per[p]["stlb_cycles"])

@@ -79,3 +79,10 @@ def test_report_predicts_the_others_with_the_calibrated_cpi():
     assert out["goal_met"] is True
     native["graph500"]["speedup"] = 1.5
     assert modeled_tlb.report(runs, native, "xsbench", {})["goal_met"] is False
+    # The calibration workload's native range gives a CPI range, and each
+    # prediction a range: a lower native speedup, a higher CPI.
+    native["xsbench"]["speedup_range"] = [1.25, 2.0]
+    out = modeled_tlb.report(runs, native, "xsbench", {})
+    assert out["calibration"]["cpi_range"] == pytest.approx([0.5, 2.0])
+    assert out["workloads"]["graph500"]["predicted_range"] == pytest.approx(
+        [(2000 * 2 + 400) / (2000 * 2), (2000 * 0.5 + 400) / (2000 * 0.5)])

@@ -260,6 +260,29 @@ BLOAT_MTHP = {
 }
 
 
+def modeled_per_op(insns, walks, walk_cycles):
+    return {"insns": insns, "walks": walks, "walk_cycles": walk_cycles, "stlb_cycles": 0}
+
+
+MODELED = {
+    "settings": {"mb": 1024, "seconds": 30, "rounds": 3,
+                 "native": {"settings": {"mb": 1024, "rounds": 3}, "cpu": "Intel(R) Xeon(R) Processor",
+                            "cpuid": {"family": 6, "model": 207}}},
+    "calibration": {"workload": "xsbench", "native_speedup": 1.4, "cpi": 2.3},
+    "workloads": {
+        "xsbench": {"per_op": {"huge": modeled_per_op(5300, 0, 0),
+                               "base": modeled_per_op(5300, 140, 5100)},
+                    "native_speedup": 1.4, "predicted_speedup": 1.4, "error": 0.0,
+                    "mmu_overhead": {"base": 0.3}, "within_goal": None},
+        "graph500": {"per_op": {"huge": modeled_per_op(13, 0, 0),
+                                "base": modeled_per_op(13, 0.02, 1)},
+                     "native_speedup": 1.18, "predicted_speedup": 1.04, "error": -0.123,
+                     "mmu_overhead": {"base": 0.035}, "within_goal": True},
+    },
+    "goal_met": True,
+}
+
+
 def write_all(d):
     for name, data in (
         ("table1.json", TABLE1),
@@ -271,6 +294,7 @@ def write_all(d):
         ("fairness.json", FAIRNESS),
         ("prezero.json", PREZERO),
         ("bloat-mthp.json", BLOAT_MTHP),
+        ("modeled-tlb.json", MODELED),
     ):
         (d / name).write_text(json.dumps(data))
     (d / "sampling.json").write_text(json.dumps(SAMPLING))
@@ -297,9 +321,10 @@ def test_nothing_run(tmp_path):
         "Redis bloat with 64 KB mTHP",
         "Churn:",
         "Huge pages on a hardware MMU",
+        "Huge pages under a TLB model",
     ):
         assert f"## {title}" in text
-    assert text.count("**not run**") == 12
+    assert text.count("**not run**") == 13
     assert "Verdicts:" in text and "not run" in text
     assert "16.2" in text and "465" in text  # the paper's numbers are still shown
 
@@ -310,6 +335,10 @@ def test_full_report(tmp_path):
     text, claims = report.build_report(res, str(tmp_path))
     assert "**not run**" in text  # Figure 8, Table 9 and the native runs only
     assert text.count("**not run**") == 3
+    # The model: calibration and prediction apart, the error, the verdict
+    assert "| xsbench | calibration |" in text and "| graph500 | prediction |" in text
+    assert "-12.3 %" in text
+    assert any(c[0].startswith("The TLB model predicts") and c[3] == "reproduced" for c in claims)
     # Split to mTHP against split to 4 KB
     assert "| HawkEye-64KB | 1,010 | 200 | 400 | 600 | 1000 | 20000 | 270000 |" in text
     assert "memory 1.01x, huge + mTHP memory kept 6.00x" in text
