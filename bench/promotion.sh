@@ -22,7 +22,9 @@
 #   bench/promotion.sh [-o OUTFILE] [-b BINDIR] [-w WORKLOADS] [-p POLICIES]
 #                      [-f FAIR_WORKLOADS] [-x EXPERIMENTS]
 #   bench/promotion.sh -V [-k BZIMAGE] [-r RESULTS]   (on the host: build, boot,
-#                      run, report into RESULTS/, default results/)
+#                      run, report into RESULTS/, default results/; with
+#                      TLBMODEL=FILE set, under the TLB model, its counters
+#                      to FILE: bench/README.md, "Huge pages under a TLB model")
 #
 # Policies: none (THP never: base pages only, the baseline), linux
 # (khugepaged), and the HawkEye kernel's hawkeye-g, ingens and freebsd
@@ -125,6 +127,12 @@ if [ -n "$host_mode" ]; then
 	vmargs=(--prealloc --flavour "${FLAVOUR:-release}" --mem "${MEM:-$([ -n "${QUICK:-}" ] && echo 1G || echo 2G)}"
 		--timeout 7200)
 	[ -n "$kernel" ] && vmargs+=(--kernel "$kernel")
+	# TLBMODEL=FILE: under QEMU 10 with the TLB model, its counters to FILE.
+	if [ -n "${TLBMODEL:-}" ]; then
+		mapfile -t tm < <(scripts/setup-tlbmodel)
+		vmargs+=(--qemu "${tm[0]}" --plugin "file=${tm[1]},out=$(realpath -m "$TLBMODEL")"
+			--append "no5lvl nokaslr nopti" --boot-timeout 1800)
+	fi
 	start=$SECONDS
 	scripts/vm-run "${vmargs[@]}" -- env QUICK="${QUICK:-}" MB="$MB" FAIR_MB="$FAIR_MB" \
 		HOT="$HOT" DURATION="$DURATION" ROUNDS="$ROUNDS" ROUNDS_fairness="$ROUNDS_fairness" \

@@ -193,7 +193,7 @@ static inline uint64_t tlbmodel_tag(const char *label)
 {
 	uint64_t tag = 0;
 
-	strncpy((char *)&tag, label, sizeof(tag));
+	memcpy(&tag, label, strnlen(label, sizeof(tag)));
 	return tag;
 }
 
