@@ -18,8 +18,10 @@ static int ntlbs;
 static void tlb(const char *kind, int level, const char *sizes, unsigned int ways,
 		unsigned int sets, int full)
 {
-	printf("%s\n  {\"kind\": \"%s\", \"level\": %d, \"pages\": \"%s\", \"ways\": %u, \"sets\": %u, \"entries\": %u, \"fully_associative\": %s}",
-	       ntlbs++ ? "," : "", kind, level, sizes, ways, sets, ways * sets, full ? "true" : "false");
+	printf("%s\n  {\"kind\": \"%s\", \"level\": %d, \"pages\": \"%s\", \"ways\": %u, "
+	       "\"sets\": %u, \"entries\": %u, \"fully_associative\": %s}",
+	       ntlbs++ ? "," : "", kind, level, sizes, ways, sets, ways * sets,
+	       full ? "true" : "false");
 }
 
 static void intel(void)

@@ -3,10 +3,11 @@
  * The TLB model (model.h) as a QEMU TCG plugin for x86-64 system guests:
  * every user-mode data access of every vCPU goes through a model core of
  * its own, and the counters are kept per guest address space (per
- * page-table root, CR3). QEMU 10's plugin API gives the plugin the guest's registers and
- * memory: the plugin learns each vCPU's CR3 from the instructions that
- * write it (and its flushes from those and from INVLPG), and reads
- * page-table entries through the guest kernel's direct map. The guest must run with 4-level paging, without KASLR and without
+ * page-table root, CR3). QEMU 10's plugin API gives the plugin the guest's
+ * registers and memory: the plugin learns each vCPU's CR3 from the
+ * instructions that write it (and its flushes from those and from
+ * INVLPG), and reads page-table entries through the guest kernel's direct
+ * map. The guest must run with 4-level paging, without KASLR and without
  * page-table isolation ("no5lvl nokaslr nopti"), so that the direct map
  * is at its fixed address and is mapped whatever runs.
  *
