@@ -65,10 +65,20 @@ def guest_script(bindir, mb, seconds, rounds):
     return "\n".join(lines) + "\n"
 
 
-def run_guest(a):
-    """Builds what it needs and runs the workloads under the model."""
+def vm_run_args(raw):
+    """scripts/vm-run's options for a boot under the model (QEMU 10 and the
+    plugin, made by scripts/setup-tlbmodel), its counters to raw. The
+    plugin reads page tables through the direct map at its fixed address,
+    with 4-level paging, mapped whatever runs (no PTI)."""
     qemu, plugin = subprocess.run([os.path.join(REPO, "scripts", "setup-tlbmodel")],
                                   check=True, capture_output=True, text=True).stdout.split()
+    return ["--flavour", "release", "--qemu", qemu,
+            "--plugin", f"file={plugin},out={os.path.abspath(raw)}",
+            "--append", "no5lvl nokaslr nopti", "--boot-timeout", "1800"]
+
+
+def run_guest(a):
+    """Builds what it needs and runs the workloads under the model."""
     bindir = os.path.join(REPO, "build", "tlbmodel-bench")
     build(bindir, [w for w, _, _ in WORKLOADS], again=True)
     script = os.path.join(bindir, "run.sh")
@@ -76,11 +86,7 @@ def run_guest(a):
         f.write(guest_script(bindir, a.mb, a.seconds, a.rounds))
     os.chmod(script, 0o755)
     mem_mb = a.mb * 2 + 1024
-    # The plugin reads page tables through the direct map at its fixed
-    # address, with 4-level paging, mapped whatever runs (no PTI).
-    cmd = [os.path.join(REPO, "scripts", "vm-run"), "--flavour", "release",
-           "--qemu", qemu, "--plugin", f"file={plugin},out={os.path.abspath(a.raw)}",
-           "--append", "no5lvl nokaslr nopti", "--mem", f"{mem_mb}M", "--boot-timeout", "1800",
+    cmd = [os.path.join(REPO, "scripts", "vm-run"), *vm_run_args(a.raw), "--mem", f"{mem_mb}M",
            "--timeout", str(int(a.rounds * len(WORKLOADS) * 2 * (a.seconds + 600))),
            "--", script]
     subprocess.run(cmd, check=True)

@@ -24,8 +24,6 @@ PAGES = 64 * 256  # 64 MiB of 4 KB pages
 
 
 def test_page_sizes_spaces_and_instructions(tmp_path):
-    qemu, plugin = subprocess.run([os.path.join(REPO, "scripts", "setup-tlbmodel")], check=True,
-                                  capture_output=True, text=True).stdout.split()
     bindir = str(tmp_path)
     native_tlb.build(bindir, ["sequential"])
     script = tmp_path / "run.sh"
@@ -35,10 +33,8 @@ def test_page_sizes_spaces_and_instructions(tmp_path):
                       f"{bindir}/sequential -m 64 -f 1.0 -d 0 -n 128 -N -l seq-base || exit 1\n")
     script.chmod(0o755)
     raw = tmp_path / "raw.jsonl"
-    subprocess.run([os.path.join(REPO, "scripts", "vm-run"), "--flavour", "release",
-                    "--qemu", qemu, "--plugin", f"file={plugin},out={raw}",
-                    "--append", "no5lvl nokaslr nopti", "--mem", "1G",
-                    "--boot-timeout", "1800", "--timeout", "3600", "--", str(script)],
+    subprocess.run([os.path.join(REPO, "scripts", "vm-run"), *modeled_tlb.vm_run_args(raw),
+                    "--mem", "1G", "--timeout", "3600", "--", str(script)],
                    check=True, timeout=4000)
     runs = modeled_tlb.runs_from(raw)
     huge, base = runs["seq-huge"]["total"], runs["seq-base"]["total"]
