@@ -17,14 +17,17 @@
 #             reader (xsbench -f 1.0) and a sequential one (sequential.c),
 #             equal access coverage, run together under hawkeye-g and under
 #             hawkeye-pmu with the same budget; MMU overheads measured by
-#             hawkeye-pmud or, without a PMU (exit status 3), synthetic
+#             hawkeye-pmud (from the PMU, or from the TLB model's counters
+#             under TLBMODEL) or, without either (exit status 3), synthetic
 #
 #   bench/promotion.sh [-o OUTFILE] [-b BINDIR] [-w WORKLOADS] [-p POLICIES]
 #                      [-f FAIR_WORKLOADS] [-x EXPERIMENTS]
 #   bench/promotion.sh -V [-k BZIMAGE] [-r RESULTS]   (on the host: build, boot,
 #                      run, report into RESULTS/, default results/; with
 #                      TLBMODEL=FILE set, under the TLB model, its counters
-#                      to FILE: bench/README.md, "Huge pages under a TLB model")
+#                      to FILE, and hawkeye-pmud measures from them with the
+#                      CPI calibrated in results/modeled-tlb.json:
+#                      bench/README.md, "Huge pages under a TLB model")
 #
 # Policies: none (THP never: base pages only, the baseline), linux
 # (khugepaged), and the HawkEye kernel's hawkeye-g, ingens and freebsd
@@ -132,6 +135,11 @@ if [ -n "$host_mode" ]; then
 		mapfile -t tm < <(scripts/setup-tlbmodel)
 		vmargs+=(--qemu "${tm[0]}" --plugin "file=${tm[1]},out=$(realpath -m "$TLBMODEL")"
 			--append "no5lvl nokaslr nopti" --boot-timeout 1800)
+		# The guest reads the host's files where they are (read-only).
+		cpi=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["calibration"]["cpi"])' \
+			results/modeled-tlb.json) ||
+			{ echo "promotion.sh: no calibrated CPI in results/modeled-tlb.json" >&2; exit 1; }
+		PMUD_ARGS="--model $(realpath -m "$TLBMODEL") --cpi $cpi"
 	fi
 	start=$SECONDS
 	scripts/vm-run "${vmargs[@]}" -- env QUICK="${QUICK:-}" MB="$MB" FAIR_MB="$FAIR_MB" \
@@ -141,7 +149,7 @@ if [ -n "$host_mode" ]; then
 		SCAN_PERIOD_MS="$SCAN_PERIOD_MS" SAMPLE_WINDOW_MS="$SAMPLE_WINDOW_MS" \
 		FRESH_MS="$FRESH_MS" LEAVE_MB="$LEAVE_MB" PMU_MB="$PMU_MB" PMU_SECONDS="$PMU_SECONDS" \
 		PMU_RANDOM="$PMU_RANDOM" PMU_SEQUENTIAL="$PMU_SEQUENTIAL" \
-		PMU_POLICIES="$PMU_POLICIES" PMUD="$PMUD" ORDER_MB="$ORDER_MB" \
+		PMU_POLICIES="$PMU_POLICIES" PMUD="$PMUD" PMUD_ARGS="${PMUD_ARGS:-}" ORDER_MB="$ORDER_MB" \
 		ORDER_SECONDS="$ORDER_SECONDS" REDIS_MB="$REDIS_MB" REDIS_RATE="$REDIS_RATE" \
 		ORDER_POLICIES="$ORDER_POLICIES" POLICIES_xsbench="${POLICIES_xsbench:-}" \
 		POLICIES_graph500="${POLICIES_graph500:-}" bench/promotion.sh -o "$out" -w "$workloads" \
@@ -400,10 +408,11 @@ pmu_overheads() {
 	pmu_source=synthetic
 	if [ -x "$PMUD" ]; then
 		rc=0
-		"$PMUD" --once -n -w 1 -p 2 >/dev/null 2>"$tmp/pmud.err" || rc=$?
+		"$PMUD" ${PMUD_ARGS:-} --once -n -w 1 -p 2 >/dev/null 2>"$tmp/pmud.err" || rc=$?
 	fi
 	if [ "$rc" = 0 ]; then
 		pmu_source=hawkeye-pmud
+		[[ " ${PMUD_ARGS:-} " != *" --model "* ]] || pmu_source=modeled
 	else
 		echo 3600000 >$HK/pmu_ttl_ms
 	fi
@@ -507,8 +516,9 @@ run() {
 		cpid=$!
 		bg_pids+=("$cpid")
 	fi
-	if [ "$pmu_source" = hawkeye-pmud ]; then	# a PMU: the daemon measures while they run
-		"$PMUD" -p 5 -w 1 2>>"$tmp/pmud.err" &
+	if [ "$pmu_source" = hawkeye-pmud ] || [ "$pmu_source" = modeled ]; then
+		# The daemon measures while they run.
+		"$PMUD" ${PMUD_ARGS:-} -p 5 -w 1 2>>"$tmp/pmud.err" &
 		dpid=$!
 		bg_pids+=("$dpid")
 	fi

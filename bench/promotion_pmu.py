@@ -124,6 +124,8 @@ def format_pmu(summary, step=10):
             if o.get("source") == "synthetic":
                 src = (f"MMU overheads SYNTHETIC (hawkeye-pmud exit status "
                        f"{fmt(o['pmud_status'], 'd', 'none: no daemon')}, no PMU)")
+            elif o.get("source") == "modeled":
+                src = "MMU overheads MODELED (hawkeye-pmud --model: the TLB model's counters)"
             elif o.get("source"):
                 src = "MMU overheads measured by hawkeye-pmud"
             else:
@@ -180,8 +182,8 @@ def plot_pmu(pmu, outdir):
         if r["random_t_full"] is not None:
             ax.axvline(r["random_t_full"], color="grey", lw=0.5)
         src = r["overhead"].get("source")
-        title = p + (" (synthetic MMU overheads)" if src == "synthetic" else
-                     " (measured MMU overheads)" if src else "")
+        title = p + {"synthetic": " (synthetic MMU overheads)", "modeled": " (modeled MMU overheads)",
+                     None: ""}.get(src, " (measured MMU overheads)")
         ax.set(title=title, xlabel="seconds after release", ylabel="huge pages")
         ax.legend(fontsize="small", loc="center right")
     return [save(plt, fig, outdir, "pmu.png")]

@@ -18,8 +18,15 @@
  *   AMD Zen 1-4              no page-walk cycle counter: L2 DTLB misses
  *                            (each one a walk) x --walk-cycles, an estimate
  *
+ * Without a PMU, --model takes the same measurements from the TLB model
+ * (tools/tlbmodel/plugin.c) of the QEMU the guest runs in: its counters
+ * file, as the guest sees it, gives each modeled process's page-walk
+ * cycles and instructions, and --cpi (the model's calibrated cycles per
+ * instruction, bench/modeled_tlb.py) turns instructions into cycles.
+ *
  * Exit status: 0 stopped by a signal or --once done, 1 other error,
- * 2 usage, 3 no usable PMU here, 4 not permitted, 5 not a HawkEye kernel.
+ * 2 usage, 3 no usable PMU (or model) here, 4 not permitted, 5 not a
+ * HawkEye kernel.
  *
  * Why a daemon and not the kernel: the events differ per CPU model and
  * their names live in libpfm4, maintained outside the kernel; perf_event
@@ -335,11 +342,11 @@ static int write_measurement(const char *file, pid_t pid, int bp)
 }
 
 struct options {
-	double period, window;
+	double period, window, cpi;
 	unsigned int walk_cycles;
 	int once;			/* set by getopt_long() */
 	bool dry_run, verbose;
-	const char *proc, *sysfs;
+	const char *proc, *sysfs, *model;
 };
 
 /* 2-3 counters per thread of every candidate: take every descriptor we may. */
@@ -537,6 +544,116 @@ static int measure_once(struct events *ev, const struct options *o)
 }
 
 /*
+ * --model: the TLB model's counters of one address space (a page-table
+ * root, named by the process @pid) when it wrote them.
+ */
+struct model_space {
+	uint64_t root, pid, insns, mmu_cycles;
+};
+
+/* CPUID with the model's leaf: it writes every space's counters, with @mark. */
+static void model_write(uint64_t mark)
+{
+	uint64_t rax = 0x484b0002, rbx = mark, rcx = 0, rdx = 0;
+
+	asm volatile("cpuid" : "+a"(rax), "+b"(rbx), "+c"(rcx), "+d"(rdx) : : "memory");
+}
+
+static uint64_t json_u64(const char *p, const char *key)
+{
+	p = strstr(p, key);
+	return p ? strtoull(p + strlen(key), NULL, 10) : 0;
+}
+
+/*
+ * Has the model write its counters and reads them from @f (the next line
+ * with this write's mark) into @sp[0..@max): the number read, or -1 if the
+ * line did not come within 10 s (no model writes @f).
+ */
+static int model_read(FILE *f, struct model_space *sp, int max, bool verbose)
+{
+	static uint64_t seq;
+	uint64_t mark = 1ULL << 63 | (uint64_t)getpid() << 32 | ++seq;
+	struct timespec t0, tick = { 0, 10 * 1000 * 1000 };
+	char *line = NULL, *p;
+	size_t cap = 0;
+	int nr = -1;
+
+	if (verbose)
+		fprintf(stderr, "hawkeye-pmud: model mark %llu\n", (unsigned long long)mark);
+	model_write(mark);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (nr < 0 && since(&t0) < 10 && !stop) {
+		if (getline(&line, &cap, f) < 0) {
+			clearerr(f);
+			nanosleep(&tick, NULL);
+			continue;
+		}
+		if (!strstr(line, "\"type\": \"mark\"") || json_u64(line, "\"mark\": ") != mark)
+			continue;
+		nr = 0;
+		for (p = strstr(line, "{\"root\": "); p && nr < max;
+		     p = strstr(p + 1, "{\"root\": ")) {
+			sp[nr].root = json_u64(p, "\"root\": ");
+			sp[nr].pid = json_u64(p, "\"pid\": ");
+			sp[nr].insns = json_u64(p, "\"insns\": ");
+			sp[nr].mmu_cycles = json_u64(p, "\"stlb_cycles\": ") +
+					    json_u64(p, "\"walk_cycles\": ");
+			nr++;
+		}
+	}
+	free(line);
+	return nr;
+}
+
+/*
+ * One --model window: the MMU overhead of every modeled process that
+ * HawkEye promotes for, from the model's counters at both ends; an exit
+ * status, or -1.
+ */
+static int measure_model(FILE *f, const struct options *o)
+{
+	static struct model_space a[512], b[512];
+	struct timespec w = { (time_t)o->window,
+			      (long)((o->window - (time_t)o->window) * 1e9) };
+	int na, nb = -1, ret = -1;
+
+	na = model_read(f, a, 512, o->verbose);
+	if (na >= 0) {
+		nanosleep(&w, NULL);
+		nb = model_read(f, b, 512, o->verbose);
+	}
+	if (na < 0 || nb < 0) {
+		if (!stop)
+			fprintf(stderr, "hawkeye-pmud: no TLB model writes %s: nothing to measure\n",
+				o->model);
+		return stop ? 0 : EXIT_NO_PMU;
+	}
+	for (int j = 0; j < nb && ret < 0; j++) {
+		uint64_t insns, mmu;
+		int i, bp;
+
+		/* The same process at both ends: its root is its own. */
+		for (i = 0; i < na && (a[i].root != b[j].root || a[i].pid != b[j].pid); i++)
+			;
+		if (i == na || b[j].insns <= a[i].insns ||
+		    hawkeye_regions(o->proc, b[j].pid) <= 0)
+			continue;
+		insns = b[j].insns - a[i].insns;
+		mmu = b[j].mmu_cycles - a[i].mmu_cycles;
+		bp = overhead_bp((uint64_t)(insns * o->cpi) + mmu, mmu, 0, 0);
+		if (o->verbose || o->dry_run)
+			printf("pid %llu overhead %d.%02d%% insns %llu mmu %llu\n",
+			       (unsigned long long)b[j].pid, bp / 100, bp % 100,
+			       (unsigned long long)insns, (unsigned long long)mmu);
+		if (!o->dry_run)
+			ret = report(o->sysfs, b[j].pid, bp);
+	}
+	fflush(stdout);
+	return ret;
+}
+
+/*
  * --replay: lines "PID CYCLES LOAD STORE ENABLED RUNNING" (one per thread,
  * raw counts as read) -> "PID OVERHEAD_BP" per process, in input order,
  * printed, or handed to @sysfs if not NULL.
@@ -579,11 +696,13 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: hawkeye-pmud [-p PERIOD_S] [-w WINDOW_S] [--once] [-n] [-v]\n"
 		"                    [--walk-cycles N] [--proc DIR] [--sysfs FILE]\n"
+		"                    [--model FILE --cpi CPI]\n"
 		"       hawkeye-pmud --events     the events resolved for this CPU\n"
 		"       hawkeye-pmud --replay FILE [--walk-cycles N] [--sysfs FILE]\n"
 		"  (lines PID CYCLES WALK_LOAD WALK_STORE ENABLED RUNNING, one per thread)\n"
 		"Every PERIOD_S (10) seconds measures, over WINDOW_S (1), the MMU overhead of\n"
 		"each process HawkEye promotes for and writes it to\n" SYSFS_FILE ".\n"
+		"--model: from the TLB model's counters FILE (tools/tlbmodel), not a PMU.\n"
 		"-n: print, do not write. Exit: 3 no usable PMU, 4 not permitted,\n"
 		"5 not a HawkEye kernel.\n");
 }
@@ -617,10 +736,13 @@ int main(int argc, char **argv)
 		{ "replay", required_argument, NULL, 'r' },
 		{ "proc", required_argument, NULL, 'P' },
 		{ "sysfs", required_argument, NULL, 'S' },
+		{ "model", required_argument, NULL, 'm' },
+		{ "cpi", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	struct events ev;
+	FILE *model = NULL;
 	char *end;
 	int c;
 
@@ -646,11 +768,17 @@ int main(int argc, char **argv)
 		case 'r': replay_file = optarg; break;
 		case 'P': o.proc = optarg; break;
 		case 'S': o.sysfs = optarg; sysfs_given = true; break;
+		case 'm': o.model = optarg; break;
+		case 'C':
+			o.cpi = strtod(optarg, &end);
+			if (*end || !(o.cpi > 0 && o.cpi < 100))
+				goto bad;
+			break;
 		case 'h': usage(stdout); return 0;
 		default: goto bad;
 		}
 	}
-	if (optind != argc || o.window >= o.period)
+	if (optind != argc || o.window >= o.period || !o.model != !o.cpi)
 		goto bad;
 
 	if (replay_file) {
@@ -665,6 +793,15 @@ int main(int argc, char **argv)
 			      sysfs_given ? o.sysfs : NULL);
 	}
 
+	if (o.model) {
+		/* The counters written from now on. */
+		model = fopen(o.model, "r");
+		if (!model || fseek(model, 0, SEEK_END)) {
+			fprintf(stderr, "hawkeye-pmud: %s: %s\n", o.model, strerror(errno));
+			return EXIT_NO_PMU;
+		}
+		goto run;
+	}
 	if (software) {
 		resolve_software(&ev);
 		goto run;
@@ -699,14 +836,19 @@ run:
 	raise_nofile();
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	fprintf(stderr, "hawkeye-pmud: %s; every %gs for %gs\n", ev.set->what, o.period, o.window);
+	if (model)
+		fprintf(stderr, "hawkeye-pmud: TLB model (%s, CPI %g); every %gs for %gs\n",
+			o.model, o.cpi, o.period, o.window);
+	else
+		fprintf(stderr, "hawkeye-pmud: %s; every %gs for %gs\n", ev.set->what,
+			o.period, o.window);
 	while (!stop) {
 		struct timespec t0, rest;
 		double left;
 		int ret;
 
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		ret = measure_once(&ev, &o);
+		ret = model ? measure_model(model, &o) : measure_once(&ev, &o);
 		if (ret >= 0)
 			return ret;
 		if (o.once)

@@ -400,3 +400,61 @@ def test_one_process_not_permitted_is_skipped(pmud):
     assert r.returncode == 0, r.stderr
     assert written == f"{own.pid} 0\n"
     assert f"pid {victim.pid}: Permission denied" in r.stderr
+
+
+def model_line(mark, spaces):
+    """A line of the TLB model's counters file (tools/tlbmodel/plugin.c)."""
+    sp = ", ".join(f'{{"root": {root}, "tag": 1, "pid": {pid}, "insns": {insns}, '
+                   f'"accesses": 0, "walks": 0, "stlb_cycles": {stlb}, "walk_cycles": {walk}}}'
+                   for root, pid, insns, stlb, walk in spaces)
+    return f'{{"type": "mark", "seq": 1, "from": 0, "mark": {mark}, "host_s": 0, "spaces": [{sp}]}}\n'
+
+
+def test_model_overheads_from_the_model_counters(pmud, tmp_path):
+    """--model: each window's overhead from the model's counters at both
+    ends (the lines with the marks the daemon asked for): page-walk and
+    STLB cycles / (instructions x CPI + those), for the processes HawkEye
+    promotes for that ran at both ends."""
+    proc = tmp_path / "proc"
+    for pid, regions in ((101, 4), (102, 0), (103, 4), (104, 4)):
+        d = proc / str(pid)
+        d.mkdir(parents=True)
+        (d / "hawkeye").write_text(f"policy hawkeye-pmu\nregions {regions}\n")
+    sysfs = tmp_path / "measured_overhead"
+    sysfs.write_text("")
+    model = tmp_path / "counters.jsonl"
+    # Lines from before the daemon started are not its.
+    model.write_text(model_line(5, [(1, 101, 0, 0, 0)]))
+    ends = [
+        # root, pid, insns, stlb, walk: 101 has 1000 instructions and 500
+        # MMU cycles in the window; 102 has no regions; 103 changed root
+        # (another process under a reused pid); 104 did not run.
+        [(1, 101, 5000, 100, 400), (2, 102, 0, 0, 0), (3, 103, 0, 0, 0), (4, 104, 7, 0, 0)],
+        [(1, 101, 6000, 300, 700), (2, 102, 900, 0, 900), (9, 103, 900, 0, 900), (4, 104, 7, 0, 0)],
+    ]
+    p = subprocess.Popen([pmud, "--once", "-v", "-p", "1", "-w", "0.1", "--model", str(model),
+                          "--cpi", "2", "--proc", str(proc), "--sysfs", str(sysfs)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for line in p.stderr:
+        if "model mark" in line:
+            with open(model, "a") as f:
+                f.write(model_line(int(line.split()[-1]), ends.pop(0)))
+            if not ends:
+                break
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 0, err
+    assert out.splitlines() == ["pid 101 overhead 20.00% insns 1000 mmu 500"]
+    assert sysfs.read_text() == "101 2000\n"
+
+
+def test_model_that_writes_nothing_is_status_3(pmud, tmp_path):
+    model = tmp_path / "counters.jsonl"
+    model.write_text("")
+    r = run(pmud, "--once", "-n", "--model", str(model), "--cpi", "2")
+    assert r.returncode == 3
+    assert "no TLB model writes" in r.stderr
+
+
+@pytest.mark.parametrize("args", [["--model", "x"], ["--cpi", "2"], ["--model", "x", "--cpi", "0"]])
+def test_model_wants_its_cpi(pmud, args):
+    assert run(pmud, *args).returncode == 2

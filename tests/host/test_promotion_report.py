@@ -338,10 +338,10 @@ def pmu_instance(run, inst, workload, unit, work):
                 start_mono=T0, seconds=12.0, unit=unit, work=work)
 
 
-def pmu_lines(g_full=True):
+def pmu_lines(g_full=True, source="synthetic"):
     out = [run_line(20, "hawkeye-g", "pmu", "xsbench+sequential", 2),
            run_line(21, "hawkeye-pmu", "pmu", "xsbench+sequential", 2),
-           line(type="overhead", run=21, source="synthetic", pmud_status=3,
+           line(type="overhead", run=21, source=source, pmud_status=3,
                 pmud_message="hawkeye-pmud: no hardware PMU on this machine",
                 inst=[{"inst": 0, "workload": "xsbench", "pid": 200, "overhead_bp": 6000},
                       {"inst": 1, "workload": "sequential", "pid": 201, "overhead_bp": 50}])]
@@ -415,6 +415,13 @@ def test_pmu_text():
     assert "huge pages at t=0,5,..:   0  10  10" in text   # pmu's random one
     assert "hawkeye-g / hawkeye-pmu = x2.00" in text
     assert "TCG does not model the TLB" in text
+
+
+def test_pmu_text_says_modeled():
+    text = report.format_pmu(report.summarize_pmu(report.parse_lines(
+        LINES[:1] + pmu_lines(source="modeled"))), step=5)
+    assert "hawkeye-pmu: MMU overheads MODELED (hawkeye-pmud --model" in text
+    assert "SYNTHETIC" not in text
 
 
 def test_main_pmu_only(tmp_path, capsys):
