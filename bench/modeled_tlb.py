@@ -92,9 +92,10 @@ def run_guest(a):
     subprocess.run(cmd, check=True)
 
 
-def runs_from(raw_path):
-    """Per run label: its counters over the timed part, and per unit of work."""
-    first, last = {}, {}
+def own_writes(raw_path):
+    """Each named address space's own writes (bench/workload.h: mark 0 when
+    its timed part starts, then its work done so far at each progress
+    line), in order: (name, pid, mark, counters)."""
     with open(raw_path) as f:
         for line in f:
             rec = json.loads(line)
@@ -102,13 +103,19 @@ def runs_from(raw_path):
                 continue
             for sp in rec["spaces"]:
                 name = tag_name(sp["tag"])
-                if sp["root"] != rec["from"] or not name:
-                    continue
-                if rec["mark"] == 0:
-                    first[name] = sp
-                    last.pop(name, None)
-                elif name in first:
-                    last[name] = (rec["mark"], sp)
+                if sp["root"] == rec["from"] and name:
+                    yield name, sp["pid"], rec["mark"], sp
+
+
+def runs_from(raw_path):
+    """Per run label: its counters over the timed part, and per unit of work."""
+    first, last = {}, {}
+    for name, _, mark, sp in own_writes(raw_path):
+        if mark == 0:
+            first[name] = sp
+            last.pop(name, None)
+        elif name in first:
+            last[name] = (mark, sp)
     if not last:
         raise SystemExit(f"modeled_tlb: {raw_path} has no workload's counters "
                          "(did the guest run under the plugin?)")
@@ -120,11 +127,40 @@ def runs_from(raw_path):
     return runs
 
 
+def modeled_cycles(c, cpi):
+    """The model's time of counters c at base CPI cpi, and its part in
+    address translation."""
+    mmu = c["walk_cycles"] + c["stlb_cycles"]
+    return c["insns"] * cpi + mmu, mmu
+
+
+def processes_from(raw_path, cpi):
+    """Per pid of a workload (bench/workload.h) under the model: its modeled
+    cycles per unit of work over its timed part, its MMU overhead (STLB and
+    walk cycles / modeled cycles) over it and between each two progress
+    lines, in order."""
+    out, prev = {}, {}
+    for name, pid, mark, sp in own_writes(raw_path):
+        if mark == 0:
+            out[pid] = {"label": name, "ops": 0, "cycles": 0.0, "mmu_cycles": 0, "intervals": []}
+        elif pid in out and pid in prev:
+            d = {k: sp[k] - prev[pid][1][k] for k in ("insns", "walk_cycles", "stlb_cycles")}
+            cyc, mmu = modeled_cycles(d, cpi)
+            p = out[pid]
+            p["ops"] += mark - prev[pid][0]
+            p["cycles"] += cyc
+            p["mmu_cycles"] += mmu
+            p["intervals"].append(mmu / cyc if cyc else None)
+        prev[pid] = (mark, sp)
+    for p in out.values():
+        p["cycles_per_op"] = p["cycles"] / p["ops"] if p["ops"] else None
+        p["mmu_overhead"] = p["mmu_cycles"] / p["cycles"] if p["cycles"] else None
+    return out
+
+
 def speedup(per, cpi):
     """Modeled huge/base speedup at base CPI cpi, from per-op counters."""
-    def cycles(p):
-        return p["insns"] * cpi + p["walk_cycles"] + p["stlb_cycles"]
-    return cycles(per["base"]) / cycles(per["huge"])
+    return modeled_cycles(per["base"], cpi)[0] / modeled_cycles(per["huge"], cpi)[0]
 
 
 def calibrate(per, native):
@@ -168,10 +204,8 @@ def report(runs, native_summary, calibration, settings):
             if out["calibration"]["cpi_range"]:
                 w["predicted_range"] = sorted(speedup(per, c)
                                               for c in out["calibration"]["cpi_range"])
-            w["mmu_overhead"] = {
-                p: (per[p]["walk_cycles"] + per[p]["stlb_cycles"])
-                / (per[p]["insns"] * cpi + per[p]["walk_cycles"] + per[p]["stlb_cycles"])
-                for p in per}
+            w["mmu_overhead"] = {p: modeled_cycles(per[p], cpi)[1] / modeled_cycles(per[p], cpi)[0]
+                                 for p in per}
             if w["native_speedup"]:
                 w["error"] = pred / w["native_speedup"] - 1
                 w["within_goal"] = (abs(w["error"]) <= GOAL

@@ -163,6 +163,10 @@ def analyse_run(d, run_id):
             "anon_huge_kb_at_start": max((p["anon_huge_kb"] or 0 for p in before), default=None),
             "hawkeye_final": last.get("hawkeye") if last else None,
             "series": ser,
+            # Under the TLB model (promotion_report.py --model): its cycles
+            # per unit of work and MMU overhead, over the timed part and
+            # between progress lines.
+            "modeled": d.get("modeled", {}).get(inst.get("pid")),
         })
     return res
 

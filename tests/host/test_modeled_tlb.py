@@ -86,3 +86,30 @@ def test_report_predicts_the_others_with_the_calibrated_cpi():
     assert out["calibration"]["cpi_range"] == pytest.approx([0.5, 2.0])
     assert out["workloads"]["graph500"]["predicted_range"] == pytest.approx(
         [(2000 * 2 + 400) / (2000 * 2), (2000 * 0.5 + 400) / (2000 * 0.5)])
+
+
+def test_processes_by_pid_with_their_overhead_between_progress_lines(tmp_path):
+    """Two processes with the same label (instances of one workload in two
+    runs) stay apart by pid; each interval's MMU overhead is its STLB and
+    walk cycles over instructions x CPI plus those."""
+    raw = tmp_path / "raw.jsonl"
+
+    def sp(pid, root, insns, walk, stlb=0):
+        return dict(space(root, "xsbench-", insns=insns, walk_cycles=walk, stlb_cycles=stlb),
+                    pid=pid)
+    write(raw, [
+        {"type": "mark", "from": 1, "mark": 0, "spaces": [sp(7, 1, 100, 0)]},
+        {"type": "mark", "from": 1, "mark": 10, "spaces": [sp(7, 1, 1100, 1000)]},
+        {"type": "mark", "from": 2, "mark": 0, "spaces": [sp(7, 1, 1100, 1000), sp(8, 2, 0, 0)]},
+        # a write by pid 8 does not end an interval of pid 7
+        {"type": "mark", "from": 2, "mark": 5, "spaces": [sp(7, 1, 9999, 9999), sp(8, 2, 500, 0)]},
+        {"type": "mark", "from": 1, "mark": 30, "spaces": [sp(7, 1, 3100, 1000, 8)]},
+    ])
+    p = modeled_tlb.processes_from(raw, 2.0)
+    assert set(p) == {7, 8}
+    assert p[7]["ops"] == 30 and p[8]["ops"] == 5
+    # pid 7: 1000 insns + 1000 walk cycles, then 2000 insns + 8 STLB cycles
+    assert p[7]["intervals"] == pytest.approx([1000 / 3000, 8 / 4008])
+    assert p[7]["cycles_per_op"] == pytest.approx((3000 + 4008) / 30)
+    assert p[7]["mmu_overhead"] == pytest.approx(1008 / 7008)
+    assert p[8]["intervals"] == [0.0] and p[8]["cycles_per_op"] == pytest.approx(200)

@@ -98,11 +98,15 @@ static int array_insert(struct tm_array *a, uint64_t key)
 	return (int)victim;
 }
 
-/* Drop every entry of @asid (the key's top 16 bits are asid + 1). */
+/*
+ * Drop every entry of @asid (the key's top 16 bits are asid + 1), or with
+ * TM_USER_ASIDS of every ASID but 0 (the kernel's half).
+ */
 static void array_flush(struct tm_array *a, uint16_t asid)
 {
 	for (unsigned int i = 0; i < a->sets * a->ways; i++)
-		if (a->keys[i] >> 48 == (uint64_t)asid + 1)
+		if (asid == TM_USER_ASIDS ? a->keys[i] >> 48 > 1 :
+		    a->keys[i] >> 48 == (uint64_t)asid + 1)
 			a->keys[i] = 0;
 }
 
@@ -296,6 +300,27 @@ void tm_flush(struct tm_core *c, uint16_t asid)
 	array_flush(&c->pdpte, asid);
 	array_flush(&c->pde, asid);
 	c->last_page = 0;
+}
+
+/**
+ * tm_cr3_write() - a MOV to CR3 loading the address space of @asid
+ * @c: the core
+ * @asid: the model's ASID of the root written
+ * @cr3: the value written
+ *
+ * As x86 does: with bit 63 set (PCIDs on) it keeps every translation; else
+ * it drops those of the PCID written (the low 12 bits, if not 0: PCIDs
+ * on), or without a PCID every one but the kernel half's. Linux writes
+ * bit 63 when the PCID still holds this address space's current
+ * translations, and leaves it clear to have them flushed (a TLB flush
+ * deferred to the switch, a PCID reused).
+ */
+void tm_cr3_write(struct tm_core *c, uint16_t asid, uint64_t cr3)
+{
+	c->last_page = 0;
+	if (cr3 >> 63)
+		return;
+	tm_flush(c, cr3 & 0xfff ? asid : TM_USER_ASIDS);
 }
 
 /*

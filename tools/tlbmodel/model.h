@@ -80,7 +80,11 @@ int tm_core_init(struct tm_core *c, const struct tm_params *p);
 void tm_core_free(struct tm_core *c);
 void tm_access(struct tm_core *c, struct tm_stats *s, uint64_t cr3, uint16_t asid,
 	       uint64_t va, uint64_t pa, tm_read_fn read, void *ctx);
+/* tm_flush()'s ASID for every address space's but the kernel half's. */
+#define TM_USER_ASIDS	0xffffu
+
 void tm_flush(struct tm_core *c, uint16_t asid);
+void tm_cr3_write(struct tm_core *c, uint16_t asid, uint64_t cr3);
 void tm_invlpg(struct tm_core *c, uint16_t asid, uint64_t va);
 
 #endif

@@ -13,7 +13,9 @@
  *           4 KB page INVLPG'd (a collapse and its TLB flush)
  *   stale   the same remap without the INVLPGs
  *   asid    the next round runs in another address space (ASID) with the
- *           same addresses and tables
+ *           same addresses and tables, switched to by a CR3 write that
+ *           keeps translations (bit 63)
+ *   switch  the same, by CR3 writes that flush the PCID written
  *   data    nothing, but the data accesses go through the data caches
  *           too (by default only the walks' loads do)
  */
@@ -115,8 +117,11 @@ int main(int argc, char **argv)
 		if (!strcmp(between, "remap"))
 			for (unsigned long i = 0; i < pages; i++)
 				tm_invlpg(&core, asid, BASE_VA + i * 4096);
-		if (!strcmp(between, "asid"))
+		if (!strcmp(between, "asid") || !strcmp(between, "switch")) {
 			asid = 3 - asid;
+			tm_cr3_write(&core, asid, root | asid |
+				     (uint64_t)!strcmp(between, "asid") << 63);
+		}
 	}
 	printf("{\"accesses\": %" PRIu64 ", \"l1_misses\": %" PRIu64 ", \"stlb_hits\": %" PRIu64
 	       ", \"walks\": %" PRIu64 ", \"walks_4k\": %" PRIu64 ", \"walks_2m\": %" PRIu64

@@ -142,9 +142,8 @@ static struct space *space_of(uint64_t root)
 }
 
 /*
- * Before a MOV to CR3: the new root is in the source register. Another
- * root is a switch, which keeps the translations of both (as PCIDs do on
- * the modeled CPU); the same root again is a flush of its translations.
+ * Before a MOV to CR3: the new root is in the source register. Whether it
+ * flushes, and what, is the CPU's rule (tm_cr3_write()).
  */
 static void cr3_write(unsigned int i, void *udata)
 {
@@ -153,12 +152,9 @@ static void cr3_write(unsigned int i, void *udata)
 	uint64_t root = cr3 & CR3_ROOT;
 
 	settle_insns(i);
-	if (v->cur && v->cur->root == root) {
-		tm_flush(&v->core, v->cur->asid);
-	} else {
+	if (!v->cur || v->cur->root != root)
 		v->cur = root ? space_of(root) : NULL;
-		v->core.last_page = 0;
-	}
+	tm_cr3_write(&v->core, v->cur ? v->cur->asid : 0, cr3);
 	v->cr3 = cr3;
 }
 
@@ -169,6 +165,17 @@ static void invlpg(unsigned int i, void *udata)
 
 	if (v->cur)
 		tm_invlpg(&v->core, v->cur->asid, read_reg(v, v->gpr[(uintptr_t)udata]));
+}
+
+/*
+ * Before an INVPCID: Linux without page-table isolation issues only the
+ * all-contexts kinds (a global flush), so every user translation goes.
+ */
+static void invpcid(unsigned int i, void *udata)
+{
+	(void)udata;
+	tm_flush(&vcpus[i].core, TM_USER_ASIDS);
+	vcpus[i].core.last_page = 0;
 }
 
 static void mem_access(unsigned int i, qemu_plugin_meminfo_t info, uint64_t va, void *udata)
@@ -296,6 +303,16 @@ static int reg_operand(const uint8_t *b, size_t len, uint8_t op, int mod, int re
 	return rm | rex_b << 3;
 }
 
+/* INVPCID: 66 [REX] 0F 38 82 /r. */
+static bool is_invpcid(const uint8_t *b, size_t len)
+{
+	size_t k = len && b[0] == 0x66 ? 1 : len;
+
+	if (k < len && (b[k] & 0xf0) == 0x40)
+		k++;
+	return k + 3 <= len && b[k] == 0x0f && b[k + 1] == 0x38 && b[k + 2] == 0x82;
+}
+
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t n = qemu_plugin_tb_n_insns(tb);
@@ -324,6 +341,9 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		else if (addr >= 0)
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, invlpg, QEMU_PLUGIN_CB_R_REGS,
 							       (void *)(uintptr_t)addr);
+		else if (is_invpcid(b, len))
+			qemu_plugin_register_vcpu_insn_exec_cb(insn, invpcid, QEMU_PLUGIN_CB_NO_REGS,
+							       NULL);
 		else if (len >= 2 && b[0] == 0x0f && b[1] == 0xa2)
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, cpuid, QEMU_PLUGIN_CB_R_REGS,
 							       NULL);
