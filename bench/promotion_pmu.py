@@ -10,7 +10,8 @@ from report_io import ratio
 PMU_EXPECTED_RATIO = 2.0   # hawkeye-g / hawkeye-pmu time to promote the random one
 # The comparison's ratios given as median and range over the rounds.
 PMU_COMPARED = ("t_full_g_over_pmu", "t90_g_over_pmu", "random_rate_pmu_over_g",
-                "sequential_rate_pmu_over_g")
+                "sequential_rate_pmu_over_g", "random_modeled_speedup",
+                "sequential_modeled_speedup")
 
 
 def huge_at(ser, t):
@@ -69,6 +70,7 @@ def pmu_round(d, pol):
                 "measured_overhead_bp": measured.get(r["inst"]),
                 "hawkeye_final": r["hawkeye_final"],
                 "series": [[p_["t"], p_["huge"]] for p_ in r["series"]],
+                "modeled": r["modeled"],
             }
         wres["policies"][p] = {
             "run": rid, "overhead": info, **per,
@@ -91,6 +93,10 @@ def pmu_round(d, pol):
         cmp_["t90_g_over_pmu"] = ratio(g["random_t90"], m["random_t90"])
         for role in ("random", "sequential"):
             cmp_[f"{role}_rate_pmu_over_g"] = ratio(m[role]["rate"], g[role]["rate"])
+            # The model's time for the same work: hawkeye-pmu's speedup.
+            if g[role]["modeled"] and m[role]["modeled"]:
+                cmp_[f"{role}_modeled_speedup"] = ratio(g[role]["modeled"]["cycles_per_op"],
+                                                        m[role]["modeled"]["cycles_per_op"])
     wres["comparison"] = cmp_
     wres["note"] = TCG_NOTE
     return wres
@@ -146,6 +152,14 @@ def format_pmu(summary, step=10):
                 hs = " ".join(f"{fmt(huge_at(pts, t), 'd'):>3s}" for t in ts)
                 out.append(f"    {role:10s} {fmt(x['rate'], ',.0f'):>10s} {x['unit'] or ''}/s; "
                            f"huge pages at t=0,{step},..: {hs}")
+                if x.get("modeled"):
+                    mo = x["modeled"]
+                    ov = " ".join("-" if v is None else f"{100 * v:.1f}"
+                                  for v in mo["intervals"][::step])
+                    out.append(f"      modeled: {fmt(mo['cycles_per_op'], ',.0f')} cycles per "
+                               f"{(x['unit'] or 'op').rstrip('s')}, MMU overhead "
+                               f"{fmt(100 * mo['mmu_overhead'], '.2f')} %; in progress "
+                               f"intervals 0,{step},..: {ov} %")
         c = wr["comparison"]
         if c["t_full_g_over_pmu"] is not None:
             sign = ">=" if c["lower_bound"] else "="
@@ -159,6 +173,13 @@ def format_pmu(summary, step=10):
             if c.get(f"{role}_rate_pmu_over_g") is not None:
                 out.append(f"  {role} throughput hawkeye-pmu / hawkeye-g: "
                            f"x{c[f'{role}_rate_pmu_over_g']:.3f}")
+        for role in ("random", "sequential"):
+            v = c.get(f"{role}_modeled_speedup")
+            if v is not None:
+                lo, hi = c.get(f"{role}_modeled_speedup_range") or (v, v)
+                out.append(f"  {role}, modeled time for the same work: hawkeye-g / hawkeye-pmu "
+                           f"= x{v:.3f}" + (f" (x{lo:.3f}-x{hi:.3f} over {c['rounds']} rounds)"
+                                            if c.get("rounds", 1) > 1 else ""))
         out.append(f"  Note: {wr['note']}.")
     return "\n".join(out)
 

@@ -23,6 +23,7 @@ import json
 import os
 import sys
 
+from modeled_tlb import processes_from
 from promotion_fairness import format_fairness, plot_fairness, summarize_fairness
 from promotion_order import format_order, plot_order, summarize_order
 from promotion_pmu import format_pmu, plot_pmu, summarize_pmu
@@ -222,10 +223,17 @@ def main(argv):
     p.add_argument("--order-output", help="default: order.json next to -o")
     p.add_argument("--plots", help="directory for the PNGs (default: that of -o)")
     p.add_argument("--no-plots", action="store_true")
+    p.add_argument("--model", metavar="RAW",
+                   help="the TLB model's counters of the same boot: modeled cycles and MMU "
+                        "overheads per instance (with --cpi)")
+    p.add_argument("--cpi", type=float, help="the model's calibrated base CPI")
     a = p.parse_args(argv)
+    if bool(a.model) != bool(a.cpi):
+        p.error("--model and --cpi go together")
     try:
         with open(a.input) as f:
             d = parse_lines(f)
+        d["modeled"] = processes_from(a.model, a.cpi) if a.model else {}
     except (OSError, ReportError) as e:
         print(f"promotion_report: {e}", file=sys.stderr)
         return 1

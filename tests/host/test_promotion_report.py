@@ -332,7 +332,7 @@ def pmu_sample(run, t, counter, huge_random, huge_seq, measured=None):
 
 
 def pmu_instance(run, inst, workload, unit, work):
-    return line(type="instance", run=run, inst=inst, workload=workload, pid=200 + inst,
+    return line(type="instance", run=run, inst=inst, workload=workload, pid=10 * run + inst,
                 map_start=0x200000, map_end=0x200000 * 11, hot_start=0x200000,
                 regions=REGIONS, hot_regions=REGIONS, hot={}, init_seconds=0.5,
                 start_mono=T0, seconds=12.0, unit=unit, work=work)
@@ -343,8 +343,8 @@ def pmu_lines(g_full=True, source="synthetic"):
            run_line(21, "hawkeye-pmu", "pmu", "xsbench+sequential", 2),
            line(type="overhead", run=21, source=source, pmud_status=3,
                 pmud_message="hawkeye-pmud: no hardware PMU on this machine",
-                inst=[{"inst": 0, "workload": "xsbench", "pid": 200, "overhead_bp": 6000},
-                      {"inst": 1, "workload": "sequential", "pid": 201, "overhead_bp": 50}])]
+                inst=[{"inst": 0, "workload": "xsbench", "pid": 210, "overhead_bp": 6000},
+                      {"inst": 1, "workload": "sequential", "pid": 211, "overhead_bp": 50}])]
     for t in range(-1, 13):
         k = max(0, t)
         rnd = min(REGIONS, k) if g_full else min(REGIONS - 1, k)
@@ -422,6 +422,29 @@ def test_pmu_text_says_modeled():
         LINES[:1] + pmu_lines(source="modeled"))), step=5)
     assert "hawkeye-pmu: MMU overheads MODELED (hawkeye-pmud --model" in text
     assert "SYNTHETIC" not in text
+
+
+def test_pmu_modeled_time_for_the_same_work():
+    """Under the TLB model, each instance's modeled cycles per unit of work
+    (found by its pid) give hawkeye-pmu's speedup over hawkeye-g."""
+    d = report.parse_lines(LINES[:1] + pmu_lines(source="modeled"))
+
+    def mo(cpo, intervals):
+        return {"cycles_per_op": cpo, "mmu_overhead": 0.05, "intervals": intervals}
+    d["modeled"] = {200: mo(1200.0, [0.1, 0.05]), 201: mo(300.0, [0.01]),
+                    210: mo(1000.0, [0.1, 0.0]), 211: mo(300.0, [0.01])}
+    s = report.summarize_pmu(d)["xsbench+sequential"]
+    assert s["policies"]["hawkeye-g"]["random"]["modeled"]["cycles_per_op"] == 1200.0
+    assert s["comparison"]["random_modeled_speedup"] == pytest.approx(1.2)
+    assert s["comparison"]["sequential_modeled_speedup"] == pytest.approx(1.0)
+    text = report.format_pmu(s and {"xsbench+sequential": s}, step=1)
+    assert ("modeled: 1,000 cycles per lookup, MMU overhead 5.00 %; in progress intervals "
+            "0,1,..: 10.0 0.0 %") in text
+    assert "random, modeled time for the same work: hawkeye-g / hawkeye-pmu = x1.200" in text
+    # Without the model's counters: none of it.
+    plain = report.summarize_pmu(report.parse_lines(LINES[:1] + pmu_lines()))
+    assert plain["xsbench+sequential"]["comparison"]["random_modeled_speedup"] is None
+    assert "modeled" not in report.format_pmu(plain)
 
 
 def test_main_pmu_only(tmp_path, capsys):
