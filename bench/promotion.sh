@@ -131,6 +131,7 @@ if [ -n "$host_mode" ]; then
 		--timeout 7200)
 	[ -n "$kernel" ] && vmargs+=(--kernel "$kernel")
 	# TLBMODEL=FILE: under QEMU 10 with the TLB model, its counters to FILE.
+	report_args=()
 	if [ -n "${TLBMODEL:-}" ]; then
 		mapfile -t tm < <(scripts/setup-tlbmodel)
 		vmargs+=(--qemu "${tm[0]}" --plugin "file=${tm[1]},out=$(realpath -m "$TLBMODEL")"
@@ -140,6 +141,7 @@ if [ -n "$host_mode" ]; then
 			results/modeled-tlb.json) ||
 			{ echo "promotion.sh: no calibrated CPI in results/modeled-tlb.json" >&2; exit 1; }
 		PMUD_ARGS="--model $(realpath -m "$TLBMODEL") --cpi $cpi"
+		report_args=(--model "$TLBMODEL" --cpi "$cpi")
 	fi
 	start=$SECONDS
 	scripts/vm-run "${vmargs[@]}" -- env QUICK="${QUICK:-}" MB="$MB" FAIR_MB="$FAIR_MB" \
@@ -157,7 +159,7 @@ if [ -n "$host_mode" ]; then
 	# The venv has matplotlib (for the plots); else the system's Python.
 	py=build/venv/bin/python
 	[ -x "$py" ] || py=python3
-	"$py" bench/promotion_report.py "$out" -o "$resdir/promotion.json"
+	"$py" bench/promotion_report.py "$out" -o "$resdir/promotion.json" "${report_args[@]}"
 	echo "promotion.sh: done in $((SECONDS - start)) s" >&2
 	exit 0
 fi
