@@ -9,6 +9,9 @@ from report_io import ratio
 
 ORDERS = ("workload-first", "redis-first")
 EFFECT = "t90_redis_first_over_workload_first"
+# Under the TLB model: xsbench's modeled time per lookup, redis-first over
+# workload-first (how much launching second costs it).
+MODELED_EFFECT = "modeled_redis_first_over_workload_first"
 
 
 def order_round(d, runs):
@@ -45,9 +48,12 @@ def order_round(d, runs):
                 "redis_get_per_s": ops.get("get", {}).get("ops_per_sec"),
                 "redis_fill_s": ops.get("fill", {}).get("secs"),
                 "series": [[p_["t"], round(coverage(p_), 4), p_["huge"]] for p_ in r["series"]],
+                "modeled": r["modeled"],
             }
         if p != "none" and len(res) == 2:
             res[EFFECT] = ratio(res[ORDERS[1]]["t90"], res[ORDERS[0]]["t90"])
+            mo = [(res[o]["modeled"] or {}).get("cycles_per_op") for o in ORDERS]
+            res[MODELED_EFFECT] = ratio(mo[1], mo[0]) if all(mo) else None
         if res:
             out[p] = res
     return out
@@ -68,15 +74,17 @@ def summarize_order(d):
     out = {}
     for p in sorted_policies({p for r in per for p in r}):
         res = [r[p] for r in per if p in r]
-        figs = [{EFFECT: x.get(EFFECT), "speedup": x.get(ORDERS[0], {}).get("speedup"),
+        figs = [{EFFECT: x.get(EFFECT), MODELED_EFFECT: x.get(MODELED_EFFECT),
+                 "speedup": x.get(ORDERS[0], {}).get("speedup"),
                  **{f"t90_{o}": x.get(o, {}).get("t90") for o in ORDERS},
                  **{f"speedup_{o}": x.get(o, {}).get("speedup") for o in ORDERS}} for x in res]
         shown = median_index([f[EFFECT] if f[EFFECT] is not None else f["speedup"] for f in figs])
-        rounds = over_rounds(figs, [EFFECT] + [f"{k}_{o}" for k in ("t90", "speedup")
-                                               for o in ORDERS])
+        rounds = over_rounds(figs, [EFFECT, MODELED_EFFECT] + [f"{k}_{o}" for k in ("t90", "speedup")
+                                                               for o in ORDERS])
         out[p] = dict(res[shown], over_rounds=dict(rounds, round_shown=shown + 1))
-        if rounds[EFFECT] is not None:
-            out[p][EFFECT] = rounds[EFFECT]
+        for k in (EFFECT, MODELED_EFFECT):
+            if rounds[k] is not None:
+                out[p][k] = rounds[k]
     return out
 
 def format_order(summary):
@@ -95,6 +103,12 @@ def format_order(summary):
                        f"{fmt(r['final_huge'], 'd'):>5s} "
                        f"{fmt((r['redis_anon_huge_kb_end'] or 0) / 1024, '.0f'):>14s} "
                        f"{fmt(r['redis_get_per_s'], '.0f'):>7s}")
+            if r.get("modeled"):
+                mo = r["modeled"]
+                ov = " ".join("-" if v is None else f"{100 * v:.1f}" for v in mo["intervals"][::10])
+                out.append(f"  {'':12s} modeled: {fmt(mo['cycles_per_op'], ',.0f')} cycles per "
+                           f"lookup, MMU overhead {fmt(100 * mo['mmu_overhead'], '.2f')} %; in "
+                           f"progress intervals 0,10,..: {ov} %")
         if res.get(EFFECT) is not None:
             rounds = res["over_rounds"]
             lo, hi = rounds[EFFECT + "_range"]
@@ -102,6 +116,9 @@ def format_order(summary):
                       f"{rounds['round_shown']} shown)" if rounds["rounds"] > 1 else "")
             out.append(f"  {p:12s} launch order effect on t90 (redis-first / workload-first): "
                        f"x{res[EFFECT]:.2f}{spread}")
+        if res.get(MODELED_EFFECT) is not None:
+            out.append(f"  {p:12s} launch order effect on modeled time per lookup "
+                       f"(redis-first / workload-first): x{res[MODELED_EFFECT]:.3f}")
     out.append(f"  Note: {TCG_NOTE}.")
     return "\n".join(out)
 

@@ -27,7 +27,7 @@ from modeled_tlb import processes_from
 from promotion_fairness import format_fairness, plot_fairness, summarize_fairness
 from promotion_order import format_order, plot_order, summarize_order
 from promotion_pmu import format_pmu, plot_pmu, summarize_pmu
-from promotion_runs import (GOAL_COVERAGE, TCG_NOTE, ReportError, counter_for, coverage, fmt,
+from promotion_runs import (GOAL_COVERAGE, TCG_NOTE, ReportError, analyse_run, counter_for, coverage, fmt,
                             median_index, parse_lines, policy_runs, pyplot, rounds_of, run_rate,
                             save, sorted_policies, time_ratio)
 from report_io import arg_parser, median_and_range, ratio, write_json
@@ -37,10 +37,13 @@ GOAL_SPEEDUP_T90 = 5.0     # linux / hawkeye-g time to 90 %
 # A policy's figures given as their median over the rounds.
 MEDIAN_KEYS = ("speedup", "t90", "promotions_to_90", "promotions_total",
                "promotions_per_hot_region", "time_saved_per_promotion_ms", "rate",
-               "final_coverage")
+               "final_coverage", "modeled_speedup", "modeled_mmu_overhead",
+               "modeled_saved_per_promotion_mcycles")
 # compare_round()'s ratios, given as median and range over the rounds.
 RATIO_KEYS = ("t90_linux_over_hawkeye_g", "promotions_per_hot_region",
-              "speedup_hawkeye_g_over_linux", "time_saved_per_promotion_hawkeye_g_over_linux")
+              "speedup_hawkeye_g_over_linux", "time_saved_per_promotion_hawkeye_g_over_linux",
+              "modeled_speedup_hawkeye_g_over_linux",
+              "modeled_saved_per_promotion_hawkeye_g_over_linux")
 
 
 def time_saved(work, seconds, base_rate):
@@ -57,9 +60,26 @@ def baseline_rate(d, pol):
     return run_rate(next(iter(insts.values()))) if insts else None
 
 
+def modeled_figures(r, base):
+    """Under the TLB model: the modeled speedup over the 'none' run's
+    instance BASE (the same work in its modeled cycles), the MMU overhead,
+    and the modeled cycles saved per promotion (millions)."""
+    mo, mb = r.get("modeled") or {}, (base or {}).get("modeled") or {}
+    cpo, base_cpo = mo.get("cycles_per_op"), mb.get("cycles_per_op")
+    saved = (r["work"] * (base_cpo - cpo) / 1e6 if cpo and base_cpo and r.get("work")
+             else None)
+    return {"modeled_speedup": ratio(base_cpo, cpo),
+            "modeled_mmu_overhead": mo.get("mmu_overhead"),
+            "modeled_saved_per_promotion_mcycles": (saved / r["promotions_total"]
+                                                    if saved is not None and r["promotions_total"]
+                                                    else None),
+            "modeled_mmu_intervals": mo.get("intervals")}
+
+
 def summarize_round(d, pol):
     """One round's figures per policy (POL: {policy: run id})."""
     base = baseline_rate(d, pol)
+    base_inst = analyse_run(d, pol["none"])[0] if d.get("modeled") and "none" in pol else None
     out = {}
     for p, rid, insts in policy_runs(d, pol):
         r = insts[0]
@@ -81,6 +101,7 @@ def summarize_round(d, pol):
             "free_2m_blocks_after_release": rel.get("free_2m_blocks"),
             "series": [[p_["t"], round(coverage(p_), 4), p_["promotions"], p_["huge"]]
                        for p_ in r["series"]],
+            **modeled_figures(r, base_inst),
         }
     return out
 
@@ -93,16 +114,24 @@ def compare_round(pols):
     c = {"t90_linux_over_hawkeye_g": None, "lower_bound": False,
          "promotions_per_hot_region": (hg or {}).get("promotions_per_hot_region"),
          "speedup_hawkeye_g_over_linux": None,
-         "time_saved_per_promotion_hawkeye_g_over_linux": None}
+         "time_saved_per_promotion_hawkeye_g_over_linux": None,
+         "modeled_speedup_hawkeye_g_over_linux": None,
+         "modeled_saved_per_promotion_hawkeye_g_over_linux": None}
     if lin and hg:
         if hg["t90"]:
             c["t90_linux_over_hawkeye_g"], c["lower_bound"] = time_ratio(
                 lin["t90"], lin["seconds"], hg["t90"])
         c["speedup_hawkeye_g_over_linux"] = ratio(hg["speedup"], lin["speedup"])
-        saved = hg["time_saved_per_promotion_ms"], lin["time_saved_per_promotion_ms"]
-        # A run that lost time against base pages saved nothing to compare.
-        if all(s is not None and s > 0 for s in saved):
-            c["time_saved_per_promotion_hawkeye_g_over_linux"] = ratio(*saved)
+        c["modeled_speedup_hawkeye_g_over_linux"] = ratio(hg["modeled_speedup"],
+                                                          lin["modeled_speedup"])
+        for key, fig in (("time_saved_per_promotion_hawkeye_g_over_linux",
+                          "time_saved_per_promotion_ms"),
+                         ("modeled_saved_per_promotion_hawkeye_g_over_linux",
+                          "modeled_saved_per_promotion_mcycles")):
+            saved = hg[fig], lin[fig]
+            # A run that lost time against base pages saved nothing to compare.
+            if all(s is not None and s > 0 for s in saved):
+                c[key] = ratio(*saved)
     return c
 
 
@@ -176,7 +205,19 @@ def format_single(summary):
                        f"{fmt(r['final_coverage'] and 100 * r['final_coverage'], '.0f'):>8s}% "
                        f"{fmt(r['rate'], ',.0f'):>10s} {fmt(r['speedup'], '.3f'):>7s} "
                        f"{fmt(r['time_saved_per_promotion_ms'], '.2f'):>13s}")
+            if r.get("modeled_speedup") is not None or r.get("modeled_mmu_overhead") is not None:
+                out.append(f"  {'':9s} {'':10s} modeled: speedup {fmt(r['modeled_speedup'], '.3f')}, "
+                           f"MMU overhead {fmt(100 * (r['modeled_mmu_overhead'] or 0), '.2f')} %, "
+                           f"{fmt(r['modeled_saved_per_promotion_mcycles'], '.2f')} M cycles "
+                           "saved per promotion")
         c = wr["comparison"]
+        for k, what in (("modeled_speedup_hawkeye_g_over_linux", "modeled speedup"),
+                        ("modeled_saved_per_promotion_hawkeye_g_over_linux",
+                         "modeled cycles saved per promotion")):
+            if c.get(k) is not None:
+                lo, hi = c[k + "_range"]
+                out.append(f"  {w}: {what} hawkeye-g / linux x{c[k]:.2f} "
+                           f"(x{lo:.2f}-x{hi:.2f} over {c['rounds']} rounds)")
         if c.get("t90_linux_over_hawkeye_g") is not None:
             sign = ">=" if c["lower_bound"] else "="
             lo, hi = c["t90_linux_over_hawkeye_g_range"]

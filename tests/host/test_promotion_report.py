@@ -41,7 +41,7 @@ def sample(run, t, counters, *insts):
 
 
 def instance(run, inst, seconds, work, start=T0):
-    return line(type="instance", run=run, inst=inst, workload="xsbench", pid=100 + inst,
+    return line(type="instance", run=run, inst=inst, workload="xsbench", pid=100 * run + inst,
                 map_start=0x200000, map_end=0x200000 * 11, hot_start=0x200000 * 7,
                 regions=REGIONS, hot_regions=HOT, hot={}, init_seconds=0.5,
                 start_mono=start, seconds=seconds, unit="lookups", work=work)
@@ -601,3 +601,63 @@ def test_pmu_over_rounds():
     assert c["t_full_g_over_pmu"] == pytest.approx(2.2)
     assert c["t_full_g_over_pmu_range"] == pytest.approx([2.0, 2.4])
     assert c["per_round"]["t_full_g_over_pmu"] == pytest.approx([2.0, 2.4])
+
+
+def modeled(cycles_per_op, work, intervals=(0.1, 0.0)):
+    """What bench/modeled_tlb.py's processes_from() gives for one process."""
+    return {"cycles_per_op": cycles_per_op, "cycles": cycles_per_op * work,
+            "mmu_overhead": 0.05, "intervals": list(intervals)}
+
+
+def test_single_modeled_speedup_and_cycles_saved_per_promotion(data):
+    # none, linux, hawkeye-g (runs 1-3): 1000, 900 and 800 cycles per lookup
+    data["modeled"] = {100: modeled(1000, 1000), 200: modeled(900, 1100),
+                       300: modeled(800, 1250)}
+    s = report.summarize_single(data)["xsbench"]
+    lin, hg = s["policies"]["linux"], s["policies"]["hawkeye-g"]
+    assert lin["modeled_speedup"] == pytest.approx(1000 / 900)
+    assert hg["modeled_speedup"] == pytest.approx(1.25)
+    # the same work at the none run's cycles per lookup, less its own, per promotion
+    assert lin["modeled_saved_per_promotion_mcycles"] == pytest.approx(1100 * 100 / 1e6 / 10)
+    assert hg["modeled_saved_per_promotion_mcycles"] == pytest.approx(1250 * 200 / 1e6 / 9)
+    c = s["comparison"]
+    assert c["modeled_speedup_hawkeye_g_over_linux"] == pytest.approx(1.25 * 900 / 1000)
+    assert c["modeled_saved_per_promotion_hawkeye_g_over_linux"] == pytest.approx(
+        (1250 * 200 / 9) / (1100 * 100 / 10))
+    text = report.format_single(report.summarize_single(data))
+    assert "modeled: speedup 1.250, MMU overhead 5.00 %" in text
+    assert "xsbench: modeled speedup hawkeye-g / linux x1.12" in text
+    # Without the model: nothing modeled.
+    plain = report.summarize_single(report.parse_lines(LINES))["xsbench"]
+    assert plain["policies"]["hawkeye-g"]["modeled_speedup"] is None
+    assert "modeled" not in report.format_single({"xsbench": plain})
+
+
+def test_fairness_modeled_time_and_spread():
+    d = report.parse_lines(LINES + fairness_lines())
+    # linux (run 10) unfair in modeled time, hawkeye-g (11) even; none (12)
+    d["modeled"] = {1000: modeled(1000, 500), 1001: modeled(1100, 500), 1002: modeled(1200, 500),
+                    1100: modeled(1000, 500), 1101: modeled(1000, 500), 1102: modeled(1000, 500),
+                    1200: modeled(1200, 500), 1201: modeled(1200, 500), 1202: modeled(1200, 500)}
+    s = report.summarize_fairness(d)["xsbench"]
+    lin, hg = s["policies"]["linux"], s["policies"]["hawkeye-g"]
+    assert lin["modeled_spread"] == pytest.approx(1.2) and hg["modeled_spread"] == 1.0
+    assert [i["modeled_speedup"] for i in lin["instances"]] == pytest.approx(
+        [1.2, 1200 / 1100, 1.0])
+    assert s["comparison"]["modeled_mean_linux_over_hawkeye_g"] == pytest.approx(1.1)
+    assert "mean modeled time linux / hawkeye-g x1.100" in report.format_fairness(
+        {"xsbench": s})
+
+
+def test_order_modeled_launch_order_effect():
+    d = report.parse_lines(LINES[:1] + order_lines())
+    # runs 30-34: none, linux wf, linux rf, hawkeye-g wf, hawkeye-g rf
+    d["modeled"] = {3000: modeled(1000, 1200), 3100: modeled(900, 1320),
+                    3200: modeled(990, 1320), 3300: modeled(800, 1320),
+                    3400: modeled(800, 1320)}
+    s = report.summarize_order(d)
+    assert s["linux"]["modeled_redis_first_over_workload_first"] == pytest.approx(1.1)
+    assert s["hawkeye-g"]["modeled_redis_first_over_workload_first"] == pytest.approx(1.0)
+    text = report.format_order(s)
+    assert "launch order effect on modeled time per lookup (redis-first / workload-first): x1.100" \
+        in text
