@@ -1,5 +1,5 @@
 # hawkeye: the two commands are `make demo` and `make test`; see README.md.
-.PHONY: demo demo-kvm test test-host test-deb test-tlbmodel soak kernel deb kernel-tree kernel-export checkpatch clean help
+.PHONY: demo demo-kvm demo-tlb test test-host test-deb test-tlbmodel soak kernel deb kernel-tree kernel-export checkpatch clean help
 
 demo:
 	scripts/setup-host
@@ -9,6 +9,11 @@ demo:
 demo-kvm:
 	scripts/setup-host
 	KVM=1 bench/demo
+
+# The promotion experiments under the TLB model (QEMU 10 and its plugin),
+# into results/modeled/: bench/demo-tlb.
+demo-tlb:
+	bench/demo-tlb
 
 test:
 	python3 tests/run.py

@@ -11,8 +11,8 @@ them. A module holds what its section needs and nothing else:
 Adding an experiment adds a module here and its name to SECTIONS.
 """
 
-from . import (bloat, churn, containers, fairness, modeled_tlb, native_tlb, order, prezero,
-               promotion, sampling, table1, table9)
+from . import (bloat, churn, containers, fairness, modeled_promotion, modeled_tlb, native_tlb, order,
+               prezero, promotion, sampling, table1, table9)
 
 SECTIONS = (table1, churn, prezero, bloat, containers, promotion, fairness, order, table9, native_tlb,
-            modeled_tlb, sampling)
+            modeled_tlb, modeled_promotion, sampling)

@@ -22,8 +22,8 @@ WHY = {
     "shared 2-core host; differences below that are noise.",
     "cache": "TCG has no cache model: non-temporal and normal stores differ only in emulation cost, "
     "not in cache pollution, which is what the paper measures.",
-    "nopmu": "This host exposes no hardware PMU (no TLB-miss counters): HawkEye-PMU can only run "
-    "with synthetic MMU-overhead values.",
+    "nopmu": "This host exposes no hardware PMU (no TLB-miss counters): HawkEye-PMU runs with "
+    "synthetic MMU-overhead values here, and with the TLB model's under `make demo-tlb`.",
 }
 
 
