@@ -66,15 +66,9 @@ def guest_script(bindir, mb, seconds, rounds):
 
 
 def vm_run_args(raw):
-    """scripts/vm-run's options for a boot under the model (QEMU 10 and the
-    plugin, made by scripts/setup-tlbmodel), its counters to raw. The
-    plugin reads page tables through the direct map at its fixed address,
-    with 4-level paging, mapped whatever runs (no PTI)."""
-    qemu, plugin = subprocess.run([os.path.join(REPO, "scripts", "setup-tlbmodel")],
-                                  check=True, capture_output=True, text=True).stdout.split()
-    return ["--flavour", "release", "--qemu", qemu,
-            "--plugin", f"file={plugin},out={os.path.abspath(raw)}",
-            "--append", "no5lvl nokaslr nopti", "--boot-timeout", "1800"]
+    """scripts/vm-run's options for a boot of the release kernel under the
+    model, its counters to raw."""
+    return ["--flavour", "release", "--tlbmodel", os.path.abspath(raw)]
 
 
 def run_guest(a):

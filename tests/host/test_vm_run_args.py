@@ -52,3 +52,23 @@ def test_numa_split():
     loader.exec_module(mod)
     assert mod.numa_args("2G", 2, 2) == ["--numa", "1024M,cpus=0-0", "--numa", "1024M,cpus=1-1"]
     assert mod.numa_args("4G", 4, 2) == ["--numa", "2048M,cpus=0-1", "--numa", "2048M,cpus=2-3"]
+
+
+def test_tlbmodel_picks_qemu_and_plugin_itself(tmp_path, monkeypatch):
+    r = vm_run("--tlbmodel", "x.jsonl", "--plugin", "file=y.so", "--", "true")
+    assert r.returncode == 2 and "--tlbmodel" in r.stderr
+    import importlib.machinery
+    import importlib.util
+    import types
+    loader = importlib.machinery.SourceFileLoader("vm_run", VM_RUN)
+    spec = importlib.util.spec_from_loader("vm_run", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    # What scripts/setup-tlbmodel prints: QEMU 10, then the plugin.
+    monkeypatch.setattr(mod.subprocess, "run", lambda *a, **kw: types.SimpleNamespace(
+        stdout="/q/bin/qemu-system-x86_64\n/q/tlbmodel.so\n"))
+    a = mod.parse_args(["--tlbmodel", str(tmp_path / "c.jsonl"), "--", "true"])
+    mod.tlbmodel(a)
+    assert a.qemu == "/q/bin/qemu-system-x86_64"
+    assert a.plugin == f"file=/q/tlbmodel.so,out={tmp_path / 'c.jsonl'}"
+    assert a.append == ["no5lvl nokaslr nopti"] and a.boot_timeout == 1800
