@@ -89,11 +89,13 @@ def run_guest(a):
 def own_writes(raw_path):
     """Each named address space's own writes (bench/workload.h: mark 0 when
     its timed part starts, then its work done so far at each progress
-    line), in order: (name, pid, mark, counters)."""
+    line), in order: (name, pid, mark, counters). hawkeye-pmud --model's
+    writes (mark bit 63) are no workload's, even from a root a workload
+    named before it exited."""
     with open(raw_path) as f:
         for line in f:
             rec = json.loads(line)
-            if rec["type"] != "mark":
+            if rec["type"] != "mark" or rec["mark"] >> 63:
                 continue
             for sp in rec["spaces"]:
                 name = tag_name(sp["tag"])

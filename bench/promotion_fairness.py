@@ -11,9 +11,15 @@ COMPARED = ("mean_seconds_linux_over_hawkeye_g", "max_huge_difference_linux",
             "modeled_spread_linux", "modeled_spread_hawkeye_g")
 
 
-def modeled_cycles(r):
-    """The model's time (cycles) for an instance's work, or None."""
-    return (r.get("modeled") or {}).get("cycles") or None
+def modeled_cpo(r):
+    """The model's cycles per unit of an instance's work, or None."""
+    return (r.get("modeled") or {}).get("cycles_per_op") or None
+
+
+def all_or_none(values):
+    """VALUES if none is missing, else None: a comparison of the instances
+    holds for all of them or for none."""
+    return values if values and None not in values else None
 
 
 def max_huge_difference(per_inst):
@@ -39,10 +45,10 @@ def fairness_round(d, pol):
     instance), their spread, and the largest difference in huge pages
     between instances."""
     out = {}
-    base, base_cycles = {}, {}
+    base, base_cpo = {}, {}
     if "none" in pol:
         base = {r["inst"]: r["seconds"] for r in analyse_run(d, pol["none"])}
-        base_cycles = {r["inst"]: modeled_cycles(r) for r in analyse_run(d, pol["none"])}
+        base_cpo = {r["inst"]: modeled_cpo(r) for r in analyse_run(d, pol["none"])}
     for p, rid, insts in policy_runs(d, pol):
         # One time axis for the run: from the earliest instance start.
         starts = {r["inst"]: inst_start(d, rid, r["inst"]) for r in insts}
@@ -53,7 +59,9 @@ def fairness_round(d, pol):
             per[r["inst"]] = [dict(p_, t_run=round(p_["t"] + off, 1)) for p_ in r["series"]]
         diff, at = max_huge_difference(per)
         secs = [r["seconds"] for r in insts if r["seconds"] is not None]
-        cycles = [c for c in map(modeled_cycles, insts) if c]
+        # Modeled speed: cycles per unit of work (an instance stopped by -d
+        # did less work than the others).
+        cpo = all_or_none([modeled_cpo(r) for r in insts])
         out[p] = {
             "run": rid,
             "instances": [{
@@ -63,13 +71,13 @@ def fairness_round(d, pol):
                 "speedup": ratio(base.get(r["inst"]), r["seconds"]),
                 "hawkeye_final": r["hawkeye_final"],
                 # Under the TLB model: the same, in modeled time.
-                "modeled_cycles": modeled_cycles(r),
-                "modeled_speedup": ratio(base_cycles.get(r["inst"]), modeled_cycles(r)),
+                "modeled_cycles_per_op": modeled_cpo(r),
+                "modeled_speedup": ratio(base_cpo.get(r["inst"]), modeled_cpo(r)),
                 "modeled_mmu_overhead": (r.get("modeled") or {}).get("mmu_overhead"),
             } for r in insts],
-            "modeled_mean_cycles": sum(cycles) / len(cycles) if cycles else None,
+            "modeled_mean_cycles_per_op": sum(cpo) / len(cpo) if cpo else None,
             # Slowest / fastest instance in modeled time: 1 is fair.
-            "modeled_spread": max(cycles) / min(cycles) if cycles else None,
+            "modeled_spread": max(cpo) / min(cpo) if cpo else None,
             "mean_seconds": sum(secs) / len(secs) if secs else None,
             "completion_spread_s": max(secs) - min(secs) if secs else None,
             "max_huge_difference": diff,
@@ -97,7 +105,8 @@ def summarize_fairness(d):
                          "max_huge_difference_linux": lin.get("max_huge_difference"),
                          "max_huge_difference_hawkeye_g": hg.get("max_huge_difference"),
                          "modeled_mean_linux_over_hawkeye_g":
-                         ratio(lin.get("modeled_mean_cycles"), hg.get("modeled_mean_cycles")),
+                         ratio(lin.get("modeled_mean_cycles_per_op"),
+                               hg.get("modeled_mean_cycles_per_op")),
                          "modeled_spread_linux": lin.get("modeled_spread"),
                          "modeled_spread_hawkeye_g": hg.get("modeled_spread")})
         shown = median_index([f["mean_seconds_linux_over_hawkeye_g"] for f in figs])
@@ -118,13 +127,13 @@ def format_fairness(summary):
             out.append(f"  {w:9s} {p:10s} {cells}  spread {fmt(r['completion_spread_s'])} s, "
                        f"max huge-page difference {fmt(r['max_huge_difference'], 'd')}"
                        f" (t={fmt(r['max_huge_difference_t'])})")
-            if r.get("modeled_mean_cycles"):
-                cells = "  ".join(f"#{i['inst']} {fmt(i['modeled_cycles'] / 1e9, '.2f')} G"
+            if r.get("modeled_mean_cycles_per_op"):
+                cells = "  ".join(f"#{i['inst']} {fmt(i['modeled_cycles_per_op'], ',.0f')}"
                                   + (f" (x{i['modeled_speedup']:.3f})" if i["modeled_speedup"]
                                      else "")
-                                  for i in r["instances"] if i["modeled_cycles"])
-                out.append(f"  {'':9s} {'':10s} modeled cycles: {cells}  slowest / fastest "
-                           f"x{r['modeled_spread']:.3f}")
+                                  for i in r["instances"])
+                out.append(f"  {'':9s} {'':10s} modeled cycles per unit of work: {cells}  "
+                           f"slowest / fastest x{r['modeled_spread']:.3f}")
         c = wr["comparison"]
         if c["rounds"] > 1:
             gaps = ", ".join(f"{p} {c['per_round'][f'max_huge_difference_{k}']}"
@@ -136,7 +145,7 @@ def format_fairness(summary):
             out.append(f"  {w}: mean time linux / hawkeye-g "
                        f"x{c['mean_seconds_linux_over_hawkeye_g']:.2f} (x{lo:.2f}-x{hi:.2f})")
         if c.get("modeled_mean_linux_over_hawkeye_g") is not None:
-            out.append(f"  {w}: mean modeled time linux / hawkeye-g "
+            out.append(f"  {w}: mean modeled time per unit of work linux / hawkeye-g "
                        f"x{c['modeled_mean_linux_over_hawkeye_g']:.3f}")
     return "\n".join(out)
 

@@ -107,7 +107,7 @@ def format_order(summary):
                 mo = r["modeled"]
                 ov = " ".join("-" if v is None else f"{100 * v:.1f}" for v in mo["intervals"][::10])
                 out.append(f"  {'':12s} modeled: {fmt(mo['cycles_per_op'], ',.0f')} cycles per "
-                           f"lookup, MMU overhead {fmt(100 * mo['mmu_overhead'], '.2f')} %; in "
+                           f"lookup, MMU overhead {fmt(mo['mmu_overhead'] and 100 * mo['mmu_overhead'], '.2f')} %; in "
                            f"progress intervals 0,10,..: {ov} %")
         if res.get(EFFECT) is not None:
             rounds = res["over_rounds"]

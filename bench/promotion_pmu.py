@@ -158,7 +158,7 @@ def format_pmu(summary, step=10):
                                   for v in mo["intervals"][::step])
                     out.append(f"      modeled: {fmt(mo['cycles_per_op'], ',.0f')} cycles per "
                                f"{(x['unit'] or 'op').rstrip('s')}, MMU overhead "
-                               f"{fmt(100 * mo['mmu_overhead'], '.2f')} %; in progress "
+                               f"{fmt(mo['mmu_overhead'] and 100 * mo['mmu_overhead'], '.2f')} %; in progress "
                                f"intervals 0,{step},..: {ov} %")
         c = wr["comparison"]
         if c["t_full_g_over_pmu"] is not None:

@@ -79,7 +79,7 @@ def modeled_figures(r, base):
 def summarize_round(d, pol):
     """One round's figures per policy (POL: {policy: run id})."""
     base = baseline_rate(d, pol)
-    base_inst = analyse_run(d, pol["none"])[0] if d.get("modeled") and "none" in pol else None
+    base_inst = next(iter(analyse_run(d, pol["none"])), None) if "none" in pol else None
     out = {}
     for p, rid, insts in policy_runs(d, pol):
         r = insts[0]

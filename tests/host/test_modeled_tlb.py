@@ -113,3 +113,15 @@ def test_processes_by_pid_with_their_overhead_between_progress_lines(tmp_path):
     assert p[7]["cycles_per_op"] == pytest.approx((3000 + 4008) / 30)
     assert p[7]["mmu_overhead"] == pytest.approx(1008 / 7008)
     assert p[8]["intervals"] == [0.0] and p[8]["cycles_per_op"] == pytest.approx(200)
+
+
+def test_the_daemons_writes_are_no_workloads(tmp_path):
+    """hawkeye-pmud --model's marks (bit 63) from a root that a workload
+    named before it exited are not that workload's progress."""
+    raw = tmp_path / "raw.jsonl"
+    a = [dict(space(1, "xsbench-", insns=i), pid=7) for i in (0, 1000, 2000)]
+    write(raw, [{"type": "mark", "from": 1, "mark": 0, "spaces": [a[0]]},
+                {"type": "mark", "from": 1, "mark": 1000, "spaces": [a[1]]},
+                {"type": "mark", "from": 1, "mark": 1 << 63 | 77 << 32 | 1, "spaces": [a[2]]}])
+    p = modeled_tlb.processes_from(raw, 2.0)
+    assert p[7]["ops"] == 1000 and p[7]["cycles_per_op"] == pytest.approx(2.0)

@@ -645,8 +645,18 @@ def test_fairness_modeled_time_and_spread():
     assert [i["modeled_speedup"] for i in lin["instances"]] == pytest.approx(
         [1.2, 1200 / 1100, 1.0])
     assert s["comparison"]["modeled_mean_linux_over_hawkeye_g"] == pytest.approx(1.1)
-    assert "mean modeled time linux / hawkeye-g x1.100" in report.format_fairness(
-        {"xsbench": s})
+    assert "mean modeled time per unit of work linux / hawkeye-g x1.100" in \
+        report.format_fairness({"xsbench": s})
+    # Cycles per unit of work, not cycles: an instance that did half the
+    # work in half the cycles is as fast.
+    d["modeled"][1001] = dict(modeled(1000, 250))
+    d["modeled"][1002] = dict(modeled(1000, 250))
+    assert report.summarize_fairness(d)["xsbench"]["policies"]["linux"]["modeled_spread"] == 1.0
+    # One instance without the model's counters: no comparison at all.
+    del d["modeled"][1101]
+    s = report.summarize_fairness(d)["xsbench"]
+    assert s["policies"]["hawkeye-g"]["modeled_spread"] is None
+    assert s["comparison"]["modeled_mean_linux_over_hawkeye_g"] is None
 
 
 def test_order_modeled_launch_order_effect():
@@ -661,3 +671,21 @@ def test_order_modeled_launch_order_effect():
     text = report.format_order(s)
     assert "launch order effect on modeled time per lookup (redis-first / workload-first): x1.100" \
         in text
+
+
+def test_modeled_without_a_baseline_instance_or_a_progress_write():
+    # The none run cut short (no instance line): no modeled speedup, no crash.
+    lines = [ln for ln in LINES if not ('"type": "instance"' in ln and '"run": 1,' in ln)]
+    d = report.parse_lines(lines)
+    d["modeled"] = {200: modeled(900, 1100), 300: modeled(800, 1250)}
+    s = report.summarize_single(d)["xsbench"]
+    assert s["policies"]["hawkeye-g"]["modeled_speedup"] is None
+    # An instance that named itself and died before a progress line.
+    d = report.parse_lines(LINES[:1] + pmu_lines(source="modeled"))
+    empty = {"label": "xsbench-", "ops": 0, "cycles": 0.0, "mmu_cycles": 0, "intervals": [],
+             "cycles_per_op": None, "mmu_overhead": None}
+    d["modeled"] = {200: empty, 201: empty, 210: empty, 211: empty}
+    assert "MMU overhead - %" in report.format_pmu(report.summarize_pmu(d))
+    d = report.parse_lines(LINES[:1] + order_lines())
+    d["modeled"] = {3100: empty, 3200: empty}
+    assert "MMU overhead - %" in report.format_order(report.summarize_order(d))
