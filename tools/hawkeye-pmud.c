@@ -624,11 +624,15 @@ static int measure_model(FILE *f, const struct options *o)
 		nb = model_read(f, b, 512, o->verbose);
 	}
 	if (na < 0 || nb < 0) {
-		if (!stop)
-			fprintf(stderr, "hawkeye-pmud: no TLB model writes %s: nothing to measure\n",
-				o->model);
-		return stop ? 0 : EXIT_NO_PMU;
+		if (stop)
+			return 0;
+		fprintf(stderr, "hawkeye-pmud: no TLB model writes %s%s\n", o->model,
+			o->once ? ": nothing to measure" : " this window: not measured");
+		/* Running: a window missed is not the end of the model. */
+		return o->once ? EXIT_NO_PMU : -1;
 	}
+	if (na == 512 || nb == 512)
+		fprintf(stderr, "hawkeye-pmud: the model wrote more than 512 address spaces: the rest not measured\n");
 	for (int j = 0; j < nb && ret < 0; j++) {
 		uint64_t insns, mmu;
 		int i, bp;
@@ -778,7 +782,8 @@ int main(int argc, char **argv)
 		default: goto bad;
 		}
 	}
-	if (optind != argc || o.window >= o.period || !o.model != !o.cpi)
+	if (optind != argc || o.window >= o.period || !o.model != !o.cpi ||
+	    (o.model && (replay_file || software || list_events)))
 		goto bad;
 
 	if (replay_file) {

@@ -455,6 +455,27 @@ def test_model_that_writes_nothing_is_status_3(pmud, tmp_path):
     assert "no TLB model writes" in r.stderr
 
 
-@pytest.mark.parametrize("args", [["--model", "x"], ["--cpi", "2"], ["--model", "x", "--cpi", "0"]])
+@pytest.mark.parametrize("args", [["--model", "x"], ["--cpi", "2"], ["--model", "x", "--cpi", "0"],
+                                  ["--model", "x", "--cpi", "2", "--software"],
+                                  ["--model", "x", "--cpi", "2", "--replay", "-"]])
 def test_model_wants_its_cpi(pmud, args):
     assert run(pmud, *args).returncode == 2
+
+
+def test_running_daemon_outlives_a_window_the_model_missed(pmud, tmp_path):
+    """Without --once a window the model did not write is skipped, not the
+    end: the daemon says so and goes on until stopped."""
+    model = tmp_path / "counters.jsonl"
+    model.write_text("")
+    sysfs = tmp_path / "measured_overhead"
+    sysfs.write_text("")
+    p = subprocess.Popen([pmud, "-p", "20", "-w", "0.1", "--model", str(model), "--cpi", "2",
+                          "--sysfs", str(sysfs)], stderr=subprocess.PIPE, text=True)
+    try:
+        for line in p.stderr:
+            if "this window: not measured" in line:
+                break
+        assert p.poll() is None
+    finally:
+        p.terminate()
+    assert p.wait(timeout=30) == 0
