@@ -103,6 +103,18 @@ def test_address_spaces_do_not_share_entries(modeltest):
     assert s["walks"] == 4 * 64 and s["stlb_hits"] == 0
 
 
+def test_without_pcids_switches_keep_what_the_tables_still_say(modeltest):
+    # A guest without PCIDs (TCG) flushes at every switch; the modeled core
+    # has PCIDs and keeps each address space's translations: the same
+    # walks as switches that keep them.
+    assert modeltest("4k", 64, 4, 1, "nopcid")["walks"] == 2 * 64
+    # The first ASID's tables change to 2 MB pages while the second runs,
+    # with no flush the model can see: back in the first ASID its 4 KB
+    # entries no longer match the tables, and it walks again, to 2 MB.
+    s = modeltest("4k", 1024, 4, 1, "nopcid-remap")
+    assert s["walks_4k"] == 1024 and s["walks_2m"] == 2 * 2 and s["faults"] == 0
+
+
 def test_data_traffic_evicts_the_walks_lines(modeltest):
     # The same walks, with the data accesses in the caches as well: the
     # PDE line the later walks load is no longer always in L1D.

@@ -46,8 +46,9 @@ static int array_init(struct tm_array *a, unsigned int entries, unsigned int way
 	a->clock = 0;
 	a->keys = calloc(entries, sizeof(*a->keys));
 	a->stamps = calloc(entries, sizeof(*a->stamps));
+	a->epochs = calloc(entries, sizeof(*a->epochs));
 	a->vals = vals ? calloc(entries, sizeof(*a->vals)) : NULL;
-	return a->keys && a->stamps && (a->vals || !vals) ? 0 : -1;
+	return a->keys && a->stamps && a->epochs && (a->vals || !vals) ? 0 : -1;
 }
 
 static void array_free(struct tm_array *a)
@@ -55,9 +56,11 @@ static void array_free(struct tm_array *a)
 	free(a->keys);
 	free(a->stamps);
 	free(a->vals);
+	free(a->epochs);
 	a->keys = NULL;
 	a->stamps = NULL;
 	a->vals = NULL;
+	a->epochs = NULL;
 }
 
 /* The set of @key: its low bits above the 3 that name a TLB entry's size. */
@@ -125,6 +128,8 @@ int tm_core_init(struct tm_core *c, const struct tm_params *p)
 
 	memset(c, 0, sizeof(*c));
 	c->p = p;
+	c->entered = calloc(1 << 16, sizeof(*c->entered));
+	err |= !c->entered;
 	for (i = 0; i < TM_SIZES; i++)
 		err |= array_init(&c->l1[i], p->l1_entries[i], p->l1_ways[i], false);
 	err |= array_init(&c->stlb, p->stlb_entries, p->stlb_ways, false);
@@ -152,6 +157,8 @@ void tm_core_free(struct tm_core *c)
 	array_free(&c->pde);
 	for (i = 0; i < TM_DRAM; i++)
 		array_free(&c->cache[i]);
+	free(c->entered);
+	c->entered = NULL;
 }
 
 /*
@@ -187,6 +194,66 @@ static enum tm_where cache_access(struct tm_core *c, uint64_t pa)
 #define PTE_ADDR	0x000ffffffffff000ULL
 
 /*
+ * The level-@level entry of @va's translation in the tables at @cr3, read
+ * at no cost (a check, not a walk): false if a level above maps a page or
+ * nothing, or an entry cannot be read.
+ */
+static bool entry_at(const struct tm_core *c, uint64_t cr3, uint64_t va, unsigned int level,
+		     tm_read_fn read, void *ctx, uint64_t *e)
+{
+	uint64_t table = cr3 & PTE_ADDR;
+
+	for (unsigned int l = c->p->levels;; l--) {
+		if (!read(ctx, table + ((va >> (3 + 9 * l)) & 511) * 8, e))
+			return false;
+		if (l == level)
+			return true;
+		if (!(*e & PTE_PRESENT) || (*e & PTE_PS))
+			return false;
+		table = *e & PTE_ADDR;
+	}
+}
+
+/*
+ * Whether the entry in @slot of @a (a TLB entry for a page whose leaf is
+ * at @level, or a paging-structure cache entry from a level-@level entry)
+ * may be used. One kept from before @asid was last switched to
+ * (tm_cr3_write()) is checked against the tables first: if they still say
+ * the same, it stands until the next switch; if not, they changed while
+ * @asid ran elsewhere, and every entry of @asid goes, as Linux flushes a
+ * PCID whose address space changed meanwhile.
+ */
+static bool usable(struct tm_core *c, struct tm_array *a, int slot, uint16_t asid,
+		   uint64_t cr3, uint64_t va, unsigned int level, tm_read_fn read, void *ctx)
+{
+	uint64_t e;
+	bool ok;
+
+	if (a->epochs[slot] >= c->entered[asid])
+		return true;
+	ok = entry_at(c, cr3, va, level, read, ctx, &e) && (e & PTE_PRESENT);
+	if (ok && a->vals)
+		ok = !(e & PTE_PS) && (e & PTE_ADDR) == a->vals[slot];
+	else if (ok)
+		ok = level == 1 || (e & PTE_PS);
+	if (ok) {
+		a->epochs[slot] = c->epoch;
+		return true;
+	}
+	tm_flush(c, asid);
+	return false;
+}
+
+/* array_insert() of an entry that is current now. */
+static int insert(struct tm_core *c, struct tm_array *a, uint64_t key)
+{
+	int slot = array_insert(a, key);
+
+	a->epochs[slot] = c->epoch;
+	return slot;
+}
+
+/*
  * Walk @va's translation in the tables at @cr3: returns the size of the
  * page it maps, TM_SIZES if it maps none, or -1 if an entry cannot be read
  * (the tables are not where the reader looks: early boot). As the
@@ -207,7 +274,7 @@ static int walk(struct tm_core *c, struct tm_stats *s, uint64_t cr3, uint16_t as
 
 	for (unsigned int l = 2; l <= 4; l++) {
 		slot = array_find(pwc[l], key(asid, va, va >> (3 + 9 * l), 0));
-		if (slot >= 0) {
+		if (slot >= 0 && usable(c, pwc[l], slot, asid, cr3, va, l, read, ctx)) {
 			table = pwc[l]->vals[slot];
 			level = l - 1;
 			s->pwc_hits++;
@@ -229,7 +296,7 @@ static int walk(struct tm_core *c, struct tm_stats *s, uint64_t cr3, uint16_t as
 			return level - 1;
 		table = e & PTE_ADDR;
 		if (level <= 4) {
-			slot = array_insert(pwc[level], key(asid, va, va >> (3 + 9 * level), 0));
+			slot = insert(c, pwc[level], key(asid, va, va >> (3 + 9 * level), 0));
 			pwc[level]->vals[slot] = table;
 		}
 	}
@@ -252,7 +319,7 @@ void tm_access(struct tm_core *c, struct tm_stats *s, uint64_t cr3, uint16_t asi
 	       uint64_t va, uint64_t pa, tm_read_fn read, void *ctx)
 {
 	uint64_t page = key(asid, va, va >> 12, TM_4K);
-	int i, size;
+	int i, size, slot;
 
 	s->accesses++;
 	if (pa && pa >> 6 != c->last_line) {
@@ -261,15 +328,18 @@ void tm_access(struct tm_core *c, struct tm_stats *s, uint64_t cr3, uint16_t asi
 	}
 	if (page == c->last_page)
 		return;
-	for (i = 0; i < TM_SIZES; i++)
-		if (array_find(&c->l1[i], key(asid, va, va >> size_shift[i], i)) >= 0)
+	for (i = 0; i < TM_SIZES; i++) {
+		slot = array_find(&c->l1[i], key(asid, va, va >> size_shift[i], i));
+		if (slot >= 0 && usable(c, &c->l1[i], slot, asid, cr3, va, i + 1, read, ctx))
 			goto hit;
+	}
 	s->l1_misses++;
 	for (i = 0; i < TM_SIZES; i++) {
-		if (array_find(&c->stlb, key(asid, va, va >> size_shift[i], i)) >= 0) {
+		slot = array_find(&c->stlb, key(asid, va, va >> size_shift[i], i));
+		if (slot >= 0 && usable(c, &c->stlb, slot, asid, cr3, va, i + 1, read, ctx)) {
 			s->stlb_hits++;
 			s->stlb_cycles += c->p->stlb_cycles;
-			array_insert(&c->l1[i], key(asid, va, va >> size_shift[i], i));
+			insert(c, &c->l1[i], key(asid, va, va >> size_shift[i], i));
 			goto hit;
 		}
 	}
@@ -284,8 +354,8 @@ void tm_access(struct tm_core *c, struct tm_stats *s, uint64_t cr3, uint16_t asi
 		return;
 	}
 	s->walks_by_size[size]++;
-	array_insert(&c->stlb, key(asid, va, va >> size_shift[size], size));
-	array_insert(&c->l1[size], key(asid, va, va >> size_shift[size], size));
+	insert(c, &c->stlb, key(asid, va, va >> size_shift[size], size));
+	insert(c, &c->l1[size], key(asid, va, va >> size_shift[size], size));
 hit:
 	c->last_page = page;
 }
@@ -307,20 +377,26 @@ void tm_flush(struct tm_core *c, uint16_t asid)
  * @c: the core
  * @asid: the model's ASID of the root written
  * @cr3: the value written
+ * @same_root: whether the root was already loaded (a reload, not a switch)
  *
- * As x86 does: with bit 63 set (PCIDs on) it keeps every translation; else
- * it drops those of the PCID written (the low 12 bits, if not 0: PCIDs
- * on), or without a PCID every one but the kernel half's. Linux writes
- * bit 63 when the PCID still holds this address space's current
- * translations, and leaves it clear to have them flushed (a TLB flush
- * deferred to the switch, a PCID reused).
+ * The modeled core has PCIDs, as the native machine has and TCG has not.
+ * A guest with PCIDs says what to keep: bit 63 keeps every translation,
+ * else the PCID written (the low 12 bits) loses its own; Linux clears bit
+ * 63 when the address space changed while it ran elsewhere, or the PCID is
+ * reused. A reload of the same root flushes it. A guest without PCIDs (TCG)
+ * flushes everything at every switch, which the modeled core would not:
+ * there, @asid's translations are kept, and each is checked against the
+ * tables at its first use after the switch (usable()).
  */
-void tm_cr3_write(struct tm_core *c, uint16_t asid, uint64_t cr3)
+void tm_cr3_write(struct tm_core *c, uint16_t asid, uint64_t cr3, bool same_root)
 {
 	c->last_page = 0;
 	if (cr3 >> 63)
 		return;
-	tm_flush(c, cr3 & 0xfff ? asid : TM_USER_ASIDS);
+	if ((cr3 & 0xfff) || same_root)
+		tm_flush(c, asid);
+	else
+		c->entered[asid] = ++c->epoch;
 }
 
 /*

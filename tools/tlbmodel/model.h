@@ -36,6 +36,7 @@ struct tm_array {
 	uint64_t *keys;		/* sets * ways; 0: empty */
 	uint64_t *stamps;	/* last use, per entry */
 	uint64_t *vals;		/* paging-structure caches: the next table's address */
+	uint32_t *epochs;	/* TLBs and paging-structure caches: see tm_cr3_write() */
 	uint64_t clock;
 };
 
@@ -66,6 +67,8 @@ struct tm_core {
 	struct tm_array l1[TM_SIZES], stlb, pml4e, pdpte, pde;
 	struct tm_array cache[TM_DRAM];
 	uint64_t last_page, last_line;	/* the previous access's, for a fast path */
+	uint32_t epoch;			/* switches between address spaces so far */
+	uint32_t *entered;		/* per ASID: the epoch it was last switched to */
 };
 
 /*
@@ -84,7 +87,7 @@ void tm_access(struct tm_core *c, struct tm_stats *s, uint64_t cr3, uint16_t asi
 #define TM_USER_ASIDS	0xffffu
 
 void tm_flush(struct tm_core *c, uint16_t asid);
-void tm_cr3_write(struct tm_core *c, uint16_t asid, uint64_t cr3);
+void tm_cr3_write(struct tm_core *c, uint16_t asid, uint64_t cr3, bool same_root);
 void tm_invlpg(struct tm_core *c, uint16_t asid, uint64_t va);
 
 #endif

@@ -16,6 +16,10 @@
  *           same addresses and tables, switched to by a CR3 write that
  *           keeps translations (bit 63)
  *   switch  the same, by CR3 writes that flush the PCID written
+ *   nopcid  the same, by CR3 writes without PCIDs (as under TCG)
+ *   nopcid-remap  nopcid, with the addresses mapped by 2 MB pages from
+ *           the second round on (no INVLPG: the first ASID's tables
+ *           changed while the other ran)
  *   data    nothing, but the data accesses go through the data caches
  *           too (by default only the walks' loads do)
  */
@@ -100,7 +104,8 @@ int main(int argc, char **argv)
 	root = new_table();
 	for (unsigned long i = 0; i < pages; i += huge ? 512 : 1)
 		map(root, BASE_VA + i * 4096, PHYS_BYTES / 2 + i * 4096, huge ? 2 : 1);
-	if (!strcmp(between, "remap") || !strcmp(between, "stale")) {
+	if (!strcmp(between, "remap") || !strcmp(between, "stale") ||
+	    !strcmp(between, "nopcid-remap")) {
 		root2m = new_table();
 		for (unsigned long i = 0; i < pages; i += 512)
 			map(root2m, BASE_VA + i * 4096, PHYS_BYTES / 2 + i * 4096, 2);
@@ -117,10 +122,16 @@ int main(int argc, char **argv)
 		if (!strcmp(between, "remap"))
 			for (unsigned long i = 0; i < pages; i++)
 				tm_invlpg(&core, asid, BASE_VA + i * 4096);
-		if (!strcmp(between, "asid") || !strcmp(between, "switch")) {
+		if (!strcmp(between, "asid") || !strcmp(between, "switch") ||
+		    !strncmp(between, "nopcid", 6)) {
+			uint64_t cr3 = root;
+
 			asid = 3 - asid;
-			tm_cr3_write(&core, asid, root | asid |
-				     (uint64_t)!strcmp(between, "asid") << 63);
+			if (strncmp(between, "nopcid", 6))
+				cr3 |= asid;	/* the PCID */
+			if (!strcmp(between, "asid"))
+				cr3 |= 1ULL << 63;
+			tm_cr3_write(&core, asid, cr3, false);
 		}
 	}
 	printf("{\"accesses\": %" PRIu64 ", \"l1_misses\": %" PRIu64 ", \"stlb_hits\": %" PRIu64

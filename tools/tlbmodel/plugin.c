@@ -150,11 +150,12 @@ static void cr3_write(unsigned int i, void *udata)
 	struct vcpu *v = &vcpus[i];
 	uint64_t cr3 = read_reg(v, v->gpr[(uintptr_t)udata]);
 	uint64_t root = cr3 & CR3_ROOT;
+	bool same = v->cur && v->cur->root == root;
 
 	settle_insns(i);
-	if (!v->cur || v->cur->root != root)
+	if (!same)
 		v->cur = root ? space_of(root) : NULL;
-	tm_cr3_write(&v->core, v->cur ? v->cur->asid : 0, cr3);
+	tm_cr3_write(&v->core, v->cur ? v->cur->asid : 0, cr3, same);
 	v->cr3 = cr3;
 }
 
@@ -168,8 +169,9 @@ static void invlpg(unsigned int i, void *udata)
 }
 
 /*
- * Before an INVPCID: Linux without page-table isolation issues only the
- * all-contexts kinds (a global flush), so every user translation goes.
+ * Before an INVPCID (a guest with PCIDs; TCG has none): Linux without
+ * page-table isolation issues only the all-contexts kinds (a global
+ * flush), so every user translation goes.
  */
 static void invpcid(unsigned int i, void *udata)
 {
