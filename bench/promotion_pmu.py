@@ -38,7 +38,8 @@ def overhead_info(d, run_id, insts):
             if m is not None:
                 seen[r["inst"]] = m
     info = {"source": o.get("source"), "synthetic": o.get("source") == "synthetic",
-            "pmud_status": o.get("pmud_status"), "pmud_message": o.get("pmud_message")}
+            "pmud_status": o.get("pmud_status"), "pmud_message": o.get("pmud_message"),
+            "daemon_exit": o.get("daemon_exit")}
     return info, {i: seen.get(i, given.get(i)) for i in set(given) | set(seen)}
 
 
@@ -136,6 +137,8 @@ def format_pmu(summary, step=10):
                 src = "MMU overheads measured by hawkeye-pmud"
             else:
                 src = "access coverage only, no MMU overheads"
+            if o.get("daemon_exit"):
+                src += f" [hawkeye-pmud stopped during the run: status {o['daemon_exit']}]"
             if o.get("source"):
                 src += ": " + ", ".join(f"{role} {pct(r[role]['measured_overhead_bp'])}"
                                         for role in ("random", "sequential"))

@@ -48,7 +48,11 @@ def parse_lines(lines):
         elif kind == "fragment_release":
             d["release"][run] = o
         elif kind == "overhead":
-            d["overhead"][run] = o
+            d["overhead"][run] = dict(d["overhead"].get(run, {}), **o)
+        elif kind == "pmud_exit":
+            # The measuring daemon's status at the end of the run (0: it
+            # was still running).
+            d["overhead"].setdefault(run, {})["daemon_exit"] = o["status"]
         elif kind in ("companion", "companion_op"):
             d[kind].setdefault(run, []).append(o)
         elif kind == "thread_cpu":

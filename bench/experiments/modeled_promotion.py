@@ -229,8 +229,11 @@ def section(got):
         rnd = (pol.get("hawkeye-pmu") or {}).get("random") or {}
         # Only overheads measured from the model count: synthetic ones hand
         # HawkEye-PMU the answer.
-        source = ((pol.get("hawkeye-pmu") or {}).get("overhead") or {}).get("source")
-        not_modeled = None if source == "modeled" else f"not run (HawkEye-PMU's overheads: {source})"
+        ov = (pol.get("hawkeye-pmu") or {}).get("overhead") or {}
+        not_modeled = (f"not run (HawkEye-PMU's overheads: {ov.get('source')})"
+                       if ov.get("source") != "modeled" else
+                       f"not run (hawkeye-pmud stopped during the run: status {ov['daemon_exit']})"
+                       if ov.get("daemon_exit") else None)
         claims.append((f"{w}: {PMU_CHOICE}", TABLE9_CHOICE,
                        (f"sensitive one 90 % huge {fx(t90)} sooner" if t90 is not None else
                         f"HawkEye-PMU stopped at {fmt(rnd.get('final_huge'))} of the sensitive "

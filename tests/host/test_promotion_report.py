@@ -689,3 +689,10 @@ def test_modeled_without_a_baseline_instance_or_a_progress_write():
     d = report.parse_lines(LINES[:1] + order_lines())
     d["modeled"] = {3100: empty, 3200: empty}
     assert "MMU overhead - %" in report.format_order(report.summarize_order(d))
+
+
+def test_pmu_daemon_that_stopped_during_the_run_is_said():
+    lines = LINES[:1] + pmu_lines(source="modeled") + [line(type="pmud_exit", run=21, status=3)]
+    s = report.summarize_pmu(report.parse_lines(lines))
+    assert s["xsbench+sequential"]["policies"]["hawkeye-pmu"]["overhead"]["daemon_exit"] == 3
+    assert "[hawkeye-pmud stopped during the run: status 3]" in report.format_pmu(s)

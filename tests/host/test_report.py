@@ -640,6 +640,11 @@ def test_modeled_promotion_gives_the_run_time_claims_verdicts_of_their_own(tmp_p
     _, claims = modeled_promotion.render(res, str(tmp_path))
     assert {x[3] for x in claims if "HawkEye-PMU" in x[0]} == {
         "not run (HawkEye-PMU's overheads: synthetic)"}
+    res["modeled/pmu"]["workloads"]["xsbench+sequential"]["policies"]["hawkeye-pmu"][
+        "overhead"].update(source="modeled", daemon_exit=3)
+    _, claims = modeled_promotion.render(res, str(tmp_path))
+    assert {x[3] for x in claims if "HawkEye-PMU" in x[0]} == {
+        "not run (hawkeye-pmud stopped during the run: status 3)"}
 
 
 def order_run_of(cpo):
