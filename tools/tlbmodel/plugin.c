@@ -305,6 +305,33 @@ static int reg_operand(const uint8_t *b, size_t len, uint8_t op, int mod, int re
 	return rm | rex_b << 3;
 }
 
+/*
+ * Before an INVLPG whose address the plugin does not decode (not the
+ * "invlpg (%reg)" form Linux has): the current address space's
+ * translations all go, which is never too few.
+ */
+static void invlpg_any(unsigned int i, void *udata)
+{
+	struct vcpu *v = &vcpus[i];
+
+	(void)udata;
+	if (v->cur)
+		tm_flush(&v->core, v->cur->asid);
+}
+
+/* INVLPG in any form: [prefixes] [REX] 0F 01, ModRM reg 7, mod not 3. */
+static bool is_invlpg(const uint8_t *b, size_t len)
+{
+	size_t k = 0;
+
+	while (k < len && (b[k] == 0x66 || b[k] == 0x67 || b[k] == 0xf2 || b[k] == 0xf3))
+		k++;
+	if (k < len && (b[k] & 0xf0) == 0x40)
+		k++;
+	return k + 3 <= len && b[k] == 0x0f && b[k + 1] == 0x01 &&
+	       ((b[k + 2] >> 3) & 7) == 7 && (b[k + 2] >> 6) != 3;
+}
+
 /* INVPCID: 66 [REX] 0F 38 82 /r. */
 static bool is_invpcid(const uint8_t *b, size_t len)
 {
@@ -343,6 +370,9 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		else if (addr >= 0)
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, invlpg, QEMU_PLUGIN_CB_R_REGS,
 							       (void *)(uintptr_t)addr);
+		else if (is_invlpg(b, len))
+			qemu_plugin_register_vcpu_insn_exec_cb(insn, invlpg_any, QEMU_PLUGIN_CB_NO_REGS,
+							       NULL);
 		else if (is_invpcid(b, len))
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, invpcid, QEMU_PLUGIN_CB_NO_REGS,
 							       NULL);
