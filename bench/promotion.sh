@@ -133,12 +133,10 @@ if [ -n "$host_mode" ]; then
 	# TLBMODEL=FILE: under QEMU 10 with the TLB model, its counters to FILE.
 	report_args=()
 	if [ -n "${TLBMODEL:-}" ]; then
-		mapfile -t tm < <(scripts/setup-tlbmodel)
-		vmargs+=(--qemu "${tm[0]}" --plugin "file=${tm[1]},out=$(realpath -m "$TLBMODEL")"
-			--append "no5lvl nokaslr nopti" --boot-timeout 1800)
+		vmargs+=(--tlbmodel "$TLBMODEL")
 		# The guest reads the host's files where they are (read-only).
-		cpi=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["calibration"]["cpi"])' \
-			results/modeled-tlb.json) ||
+		cpi=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["calibration"]["cpi"] or "")' \
+			results/modeled-tlb.json) && [ -n "$cpi" ] ||
 			{ echo "promotion.sh: no calibrated CPI in results/modeled-tlb.json" >&2; exit 1; }
 		PMUD_ARGS="--model $(realpath -m "$TLBMODEL") --cpi $cpi"
 		report_args=(--model "$TLBMODEL" --cpi "$cpi")
@@ -528,8 +526,11 @@ run() {
 		wait "$i" || echo "promotion.sh: a $w instance failed (exit $?)" >&2
 	done
 	if [ -n "$dpid" ]; then
-		kill -TERM "$dpid"
-		wait "$dpid" || true
+		# Still running, or what it exited with: the report says which.
+		rc=0
+		kill -TERM "$dpid" 2>/dev/null || { wait "$dpid" || rc=$?; }
+		wait "$dpid" 2>/dev/null || true
+		printf '{"type": "pmud_exit", "run": %d, "status": %d}\n' "$run_id" "$rc" >>"$out"
 	fi
 	kill -TERM "$spid"
 	wait "$spid"
