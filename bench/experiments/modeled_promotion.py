@@ -2,7 +2,7 @@
 paper's run-time claims of Figures 5 and 8 and Tables 5 and 9, which TCG
 cannot show, with verdicts of their own, labelled "modeled"."""
 
-from .common import fmt, fx, fx_spread, spread, table
+from .common import fmt, fx, fx_spread, png, spread, table
 from .fairness import PAPER as TABLE5
 from .order import PAPER as FIGURE8
 from .promotion import PAPER as FIGURE5
@@ -100,7 +100,7 @@ def render(res, rd):
     if not any(got.values()):
         return ([f"## {TITLE}", "", "**not run**: results/modeled/ is empty (`make demo-tlb`).",
                  ""], claims_not_run())
-    return section(got)
+    return section(got, rd)
 
 
 def pct(v):
@@ -112,7 +112,7 @@ def over_time(intervals, step=10):
     return " ".join("-" if v is None else f"{100 * v:.1f}" for v in (intervals or [])[::step])
 
 
-def section(got):
+def section(got, rd):
     pm, fa, od, pu = (got[k] or {} for k in ("promotion", "fairness", "order", "pmu"))
     env = (pm or fa or od or pu).get("environment", {})
     out = [f"## {TITLE}", "",
@@ -257,6 +257,12 @@ def section(got):
                       "MMU overhead over time (%)"], rows) + [""]
     elif not pu:
         claims += claims_not_run()[5:]
+    for name, caption in (("promotion", "Figures 5-6 under the model: hot-set coverage"),
+                          ("fairness", "Table 5 under the model: huge pages per instance"),
+                          ("order", "Figure 8 under the model"),
+                          ("pmu", "Table 9 under the model: huge pages per workload")):
+        if got[name]:
+            out += png(rd, f"modeled/{name}.png", caption)
     out += ["What this shows and what it does not: the model prices each translation the way "
             "one core of the native machine would, so promotions that come sooner save modeled "
             "time where they save walks; it cannot tell what the paper's 16-96 GB working sets "
