@@ -154,20 +154,14 @@ def section(got, rd):
                                        for g, lin in sp])))
         if w == "xsbench":
             # HawkEye-G must save time; Linux saving none (or losing) counts.
-            sv = zip(per_round(pol, "hawkeye-g", "modeled_saved_per_promotion_mcycles"),
-                     per_round(pol, "linux", "modeled_saved_per_promotion_mcycles"))
+            sv = list(zip(per_round(pol, "hawkeye-g", "modeled_saved_per_promotion_mcycles"),
+                          per_round(pol, "linux", "modeled_saved_per_promotion_mcycles")))
             r, (lo, hi) = spread(c, "modeled_saved_per_promotion_hawkeye_g_over_linux")
             claims.append(("xsbench: time saved per promotion, HawkEye-G / Linux (Figure 5, "
                            "modeled)",
                            fx(PAPER["figure5"]["time_saved_per_promotion_vs_linux"]["hawkeye-g"]),
                            fx_spread(r, lo, hi) + " (M cycles per promotion, per round: "
-                           + ", ".join(f"{fmt(g, 2)} vs {fmt(lin, 2)}"
-                                       for g, lin in zip(
-                                           per_round(pol, "hawkeye-g",
-                                                     "modeled_saved_per_promotion_mcycles"),
-                                           per_round(pol, "linux",
-                                                     "modeled_saved_per_promotion_mcycles")))
-                           + ")",
+                           + ", ".join(f"{fmt(g, 2)} vs {fmt(lin, 2)}" for g, lin in sv) + ")",
                            rounds_verdict([None if g is None or lin is None else
                                            g > 0 and (lin <= 0 or g / lin >= 2)
                                            for g, lin in sv])))
