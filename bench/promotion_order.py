@@ -3,8 +3,8 @@ promotion_report.py's order.json, its text and order.png, from the runs of
 bench/promotion.sh -x order, xsbench launched before or after a lightly
 loaded Redis.
 """
-from promotion_runs import (TCG_NOTE, analyse_run, coverage, fmt, median_index, over_rounds, pyplot,
-                            rounds_of, save, sorted_policies)
+from promotion_runs import (TCG_NOTE, analyse_run, coverage, fmt, median_index, modeled_text,
+                            over_rounds, pyplot, rounds_of, save, sorted_policies)
 from report_io import ratio
 
 ORDERS = ("workload-first", "redis-first")
@@ -104,11 +104,7 @@ def format_order(summary):
                        f"{fmt((r['redis_anon_huge_kb_end'] or 0) / 1024, '.0f'):>14s} "
                        f"{fmt(r['redis_get_per_s'], '.0f'):>7s}")
             if r.get("modeled"):
-                mo = r["modeled"]
-                ov = " ".join("-" if v is None else f"{100 * v:.1f}" for v in mo["intervals"][::10])
-                out.append(f"  {'':12s} modeled: {fmt(mo['cycles_per_op'], ',.0f')} cycles per "
-                           f"lookup, MMU overhead {fmt(mo['mmu_overhead'] and 100 * mo['mmu_overhead'], '.2f')} %; in "
-                           f"progress intervals 0,10,..: {ov} %")
+                out.append(f"  {'':12s} {modeled_text(r['modeled'], 'lookup')}")
         if res.get(EFFECT) is not None:
             rounds = res["over_rounds"]
             lo, hi = rounds[EFFECT + "_range"]

@@ -3,7 +3,8 @@ pmu.json, its text and pmu.png, from the runs of bench/promotion.sh -x pmu,
 a TLB-sensitive (random) and a TLB-insensitive (sequential) workload run
 together.
 """
-from promotion_runs import (TCG_NOTE, fmt, median_index, over_rounds, policy_runs, pyplot,
+from promotion_runs import (TCG_NOTE, fmt, median_index, modeled_text, over_rounds, policy_runs,
+                            pyplot,
                             rounds_of, save, time_ratio, time_to_coverage)
 from report_io import ratio
 
@@ -156,13 +157,8 @@ def format_pmu(summary, step=10):
                 out.append(f"    {role:10s} {fmt(x['rate'], ',.0f'):>10s} {x['unit'] or ''}/s; "
                            f"huge pages at t=0,{step},..: {hs}")
                 if x.get("modeled"):
-                    mo = x["modeled"]
-                    ov = " ".join("-" if v is None else f"{100 * v:.1f}"
-                                  for v in mo["intervals"][::step])
-                    out.append(f"      modeled: {fmt(mo['cycles_per_op'], ',.0f')} cycles per "
-                               f"{(x['unit'] or 'op').rstrip('s')}, MMU overhead "
-                               f"{fmt(mo['mmu_overhead'] and 100 * mo['mmu_overhead'], '.2f')} %; in progress "
-                               f"intervals 0,{step},..: {ov} %")
+                    out.append("      " + modeled_text(x["modeled"],
+                                                     (x["unit"] or "op").rstrip("s"), step))
         c = wr["comparison"]
         if c["t_full_g_over_pmu"] is not None:
             sign = ">=" if c["lower_bound"] else "="

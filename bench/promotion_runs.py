@@ -228,6 +228,15 @@ def fmt(v, spec=".1f", none="-"):
     return none if v is None else format(v, spec)
 
 
+def modeled_text(mo, unit, step=10):
+    """An instance's figures under the TLB model (analyse_run()'s
+    "modeled"), for the text summaries."""
+    ov = " ".join("-" if v is None else f"{100 * v:.1f}" for v in mo["intervals"][::step])
+    return (f"modeled: {fmt(mo['cycles_per_op'], ',.0f')} cycles per {unit}, MMU overhead "
+            f"{fmt(mo['mmu_overhead'] and 100 * mo['mmu_overhead'], '.2f')} %; in progress "
+            f"intervals 0,{step},..: {ov} %")
+
+
 def pyplot():
     """matplotlib.pyplot with the file backend, or None (no plots) without it."""
     try:
