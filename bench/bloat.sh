@@ -11,7 +11,11 @@
 # With -r, recovery then runs to low_pct before the settle wherever it is
 # on: a fill that stops between the watermarks starts no episode, so
 # without it two configurations may end the pressure phase apart (one
-# below low_pct, one where its fill stopped) and compare nothing.
+# below low_pct, one where its fill stopped) and compare nothing. -r also
+# compacts memory before P3, so that P3's 2 MB faults find free 2 MB
+# blocks in every configuration alike: where they do not, they fall back
+# to whatever mTHP size is on, which recovery to 4 KB never splits, and
+# the configurations differ in what P3 faulted, not in what recovery did.
 # Every second: the server's RSS, huge pages, swap, MemAvailable and the
 # counters; JSON lines to OUTFILE. Configurations (all in this boot):
 #   Linux-4KB  THP never                  Linux-2MB  THP always
@@ -297,6 +301,7 @@ for config in $configs; do
 		# As many 2 MB values as the 4 KB ones deleted took.
 		deleted=$(echo "$out_del" | sed 's/.*"keys": \([0-9]*\).*/\1/')
 		big=$(((deleted * 4090 + 2097151) / 2097152))
+		[ -z "$to_low" ] || echo 1 >/proc/sys/vm/compact_memory
 		phase P3
 		step P3 fill big $big 2097152 || ok=0
 	fi

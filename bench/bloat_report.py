@@ -105,11 +105,25 @@ def summarize_config(samples, steps, end, recover=None):
         # madvise(), reclaim, migration or the shrinker split.
         "underused_split": delta("underused_split"),
         "mthp_split_elsewhere": delta("mthp_split_all", "mthp_split"),
+        # What the pressure phase faulted (P3, and recovery's run to low_pct
+        # with -r): 2 MB faults, those that fell back, and mTHP faulted in.
+        **pressure_faults(samples),
         # bloat.sh -r: memory use (as recovery counts it) before and after
         # recovery ran to low_pct at the end of the pressure phase.
         "recover": {k: recover[k] for k in ("use_pct_before", "use_pct_after", "reached")}
         if recover else None,
     }
+
+
+def pressure_faults(samples):
+    p = [s for s in samples if s["phase"] in ("P3", "recover")]
+    out = {}
+    for key, name in (("thp_fault_alloc", "pressure_thp_faults"),
+                      ("thp_fault_fallback", "pressure_thp_fault_fallback"),
+                      ("mthp_fault_kb", "pressure_mthp_fault_kb")):
+        ok = len(p) > 1 and p[0].get(key, -1) >= 0
+        out[name] = p[-1][key] - p[0][key] if ok else None
+    return out
 
 
 def ratio(a, b):

@@ -294,7 +294,8 @@ static int watch(int pid, const char *config, const char *phasefile, char **cgs,
 		       "\"zero_freed\": %ld, \"collapse\": %ld, \"mthp_kb\": %ld, "
 		       "\"mthp_split\": %ld, \"prezero_pages\": %ld, \"prezero_wasted\": %ld, "
 		       "\"free_zeroed_kb\": %ld, \"thp_split_all\": %ld, \"underused_split\": %ld, "
-		       "\"mthp_split_all\": %ld",
+		       "\"mthp_split_all\": %ld, \"thp_fault_alloc\": %ld, "
+		       "\"thp_fault_fallback\": %ld, \"mthp_fault_kb\": %ld",
 		       config, now() - t0, phase, rss, swap, huge,
 		       meminfo_kb("MemAvailable"), meminfo_kb("SwapTotal") - meminfo_kb("SwapFree"),
 		       vmstat("hawkeye_debloat_thp_split"),
@@ -302,7 +303,9 @@ static int watch(int pid, const char *config, const char *phasefile, char **cgs,
 		       mthp_stat("nr_anon", true), vmstat("hawkeye_debloat_mthp_split"),
 		       vmstat("hawkeye_prezero_pages"), vmstat("hawkeye_prezero_wasted"),
 		       vmstat("nr_free_zeroed") * 4, vmstat("thp_split_page"),
-		       vmstat("thp_underused_split_page"), mthp_stat("split", false));
+		       vmstat("thp_underused_split_page"), mthp_stat("split", false),
+		       vmstat("thp_fault_alloc"), vmstat("thp_fault_fallback"),
+		       mthp_stat("anon_fault_alloc", true));
 		if (ncg)
 			watch_cgroups(cgs, ncg);
 		printf("}\n");

@@ -52,7 +52,8 @@ def section_mthp(b):
         rows.append([label, fmt(d.get("memory_under_pressure_kb", 0) / mib),
                      fmt((d.get("huge_under_pressure_kb") or 0) / mib),
                      fmt((d.get("mthp_under_pressure_kb") or 0) / mib), fmt(large / mib),
-                     d.get("thp_split"), d.get("mthp_split"), d.get("zero_pages_freed")])
+                     d.get("thp_split"), d.get("mthp_split"), d.get("zero_pages_freed"),
+                     pressure_faults(d)])
     mem = fx_spread(cmp.get("split_mthp_vs_4kb_memory"), *(cmp.get("split_mthp_vs_4kb_memory_range")
                                                            or (None, None)))
     kept = fx_spread(cmp.get("split_mthp_vs_4kb_large_kept"),
@@ -61,9 +62,13 @@ def section_mthp(b):
            "Not in the paper. Both with THP and 64 KB mTHP (`hugepages-64kB/enabled=always`) on, "
            "pre-zeroing and bloat recovery on; `debloat/mthp` 0 splits a bloated huge page to 4 KB, "
            "1 to 64 KB pieces and only the sparse pieces on to 4 KB. Under pressure (T2), MiB; "
-           "mTHP memory is the guest's (per-size `nr_anon`), Redis nearly all of it:", ""]
+           "mTHP memory is the guest's (per-size `nr_anon`), Redis nearly all of it. The last "
+           "column is what P3 faulted: a 2 MB fault that falls back faults in 64 KB mTHPs, which "
+           "recovery to 4 KB leaves as they are, so `bloat.sh -r` compacts memory before P3 "
+           "for both alike:", ""]
     out += table(["configuration", "memory", "2 MB pages", "64 KB mTHPs", "huge + mTHP",
-                  "THPs split", "mTHPs split", "zero pages freed"], rows)
+                  "THPs split", "mTHPs split", "zero pages freed",
+                  "P3's 2 MB faults (fell back), mTHP faulted"], rows)
     out += ["", f"Split to mTHP / split to 4 KB (median and range over the rounds): memory {mem}, "
             f"huge + mTHP memory kept {kept}. Throughput is not compared here: under TCG.", ""]
     out += recorded(b.get("env"))
@@ -73,6 +78,12 @@ def section_mthp(b):
     verdict = ("not run" if m_hi is None or k_lo is None else
                "reproduced (goal met)" if m_hi <= 1.02 and k_lo >= 5 else "not reproduced (goal not met)")
     return out, [(claim, "-", f"memory {mem}, kept {kept}", verdict)]
+
+
+def pressure_faults(d):
+    n, fb, m = (d.get(k) for k in ("pressure_thp_faults", "pressure_thp_fault_fallback",
+                                   "pressure_mthp_fault_kb"))
+    return "-" if n is None else f"{n} ({fb}), {fmt(m / 1024.0)} MiB"
 
 
 def section_bloat(b, rd, bt=None):

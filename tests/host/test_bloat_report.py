@@ -219,3 +219,26 @@ def test_split_to_mthp_by_round():
         "use_pct_before": 85.0, "use_pct_after": 70.5, "reached": 1}
     assert s["comparisons"]["split_mthp_not_recovered_rounds"] == ["2"]
     assert s["goals"]["split_mthp_keeps_5x_large"] is False
+
+
+def test_pressure_phase_faults():
+    """What P3 (and recovery's run to low_pct) faulted: the kernel's
+    counters from the first of those samples to the last; None without
+    them (an older sampler) or with a single sample."""
+    def faulted(label, counts):
+        out = []
+        for ln in run(label, 400, 1000, 0, 1, 1):
+            s = json.loads(ln)
+            if s.get("type") == "sample":
+                s.update(zip(("thp_fault_alloc", "thp_fault_fallback", "mthp_fault_kb"),
+                             counts.get(s["phase"], (5, 1, 64))))
+            out.append(json.dumps(s))
+        return out
+    lines = faulted("HawkEye-64KB/1", {"T1": (5, 1, 64), "P3": (5, 1, 64), "T2": (9, 9, 9)})
+    lines.insert(6, json.dumps(dict(json.loads(lines[5]), phase="recover", t=5.5,
+                                    thp_fault_alloc=300, thp_fault_fallback=11, mthp_fault_kb=2112)))
+    c = report.summarize(report.read(lines))["configs"]["HawkEye-64KB/1"]
+    assert (c["pressure_thp_faults"], c["pressure_thp_fault_fallback"],
+            c["pressure_mthp_fault_kb"]) == (295, 10, 2048)
+    c = report.summarize(report.read(run("HawkEye", 400, 1000, 0, 1, 1)))["configs"]["HawkEye"]
+    assert c["pressure_thp_faults"] is None and c["pressure_mthp_fault_kb"] is None
