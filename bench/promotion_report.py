@@ -153,7 +153,10 @@ def summarize_single(d):
         for p in sorted_policies({p for pols in per for p in pols}):
             runs = [pols[p] for pols in per if p in pols]
             fig = dict(per[shown].get(p) or runs[0])
-            fig["rounds"] = {k: [r[k] for r in runs] for k in MEDIAN_KEYS}
+            # Round by round, None where this policy has no run: the
+            # policies' lists pair by index.
+            fig["rounds"] = {k: [(pols.get(p) or {}).get(k) for pols in per]
+                             for k in MEDIAN_KEYS}
             for k in MEDIAN_KEYS:
                 fig[k] = median_and_range(fig["rounds"][k])[0]
             policies[p] = fig

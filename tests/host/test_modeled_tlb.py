@@ -88,6 +88,28 @@ def test_report_predicts_the_others_with_the_calibrated_cpi():
         [(2000 * 2 + 400) / (2000 * 2), (2000 * 0.5 + 400) / (2000 * 0.5)])
 
 
+def test_a_model_without_a_tlb_fails_and_so_does_a_missing_workload():
+    """Speedups near 1 are within 15 % of 1.00: where huge pages gain at
+    least 10 % natively, the predicted gain must be within half of it too.
+    A predicted workload that did not run fails the goal."""
+    def run(insns, walk):
+        return {"ops": 1, "total": {}, "per_op": per_op(insns, walk)}
+    runs = {"xsb-h1": run(1000, 0), "xsb-b1": run(1000, 500),
+            "gra-h3": run(2000, 0), "gra-b3": run(2000, 0),
+            "seq-h1": run(500, 0), "seq-b1": run(500, 5)}
+    native = {"xsbench": {"speedup": 1.5}, "graph500": {"speedup": 1.17},
+              "sequential": {"speedup": 1.0}}
+    out = modeled_tlb.report(runs, native, "xsbench", {})
+    g = out["workloads"]["graph500"]
+    assert abs(g["error"]) < 0.15 and g["gain_error"] == pytest.approx(-1.0)
+    assert g["within_goal"] is False and out["goal_met"] is False
+    assert out["workloads"]["sequential"]["gain_error"] is None
+    del runs["gra-h3"]
+    out = modeled_tlb.report(runs, native, "xsbench", {})
+    assert "graph500" not in out["workloads"] and out["goal_met"] is False
+    assert modeled_tlb.rounds_in(runs) == 3
+
+
 def test_processes_by_pid_with_their_overhead_between_progress_lines(tmp_path):
     """Two processes with the same label (instances of one workload in two
     runs) stay apart by pid; each interval's MMU overhead is its STLB and
@@ -125,3 +147,20 @@ def test_the_daemons_writes_are_no_workloads(tmp_path):
                 {"type": "mark", "from": 1, "mark": 1 << 63 | 77 << 32 | 1, "spaces": [a[2]]}])
     p = modeled_tlb.processes_from(raw, 2.0)
     assert p[7]["ops"] == 1000 and p[7]["cycles_per_op"] == pytest.approx(2.0)
+
+
+def test_a_reused_pid_gets_no_figures(tmp_path):
+    """Two processes with one pid in the boot: neither run's instance is
+    given the other's figures."""
+    raw = tmp_path / "raw.jsonl"
+    a = [dict(space(1, "xsbench-", insns=i), pid=7) for i in (0, 1000)]
+    b = [dict(space(2, "sequenti", insns=i), pid=7) for i in (0, 5000)]
+    c = [dict(space(3, "xsbench-", insns=i), pid=8) for i in (0, 1000)]
+    write(raw, [{"type": "mark", "from": 1, "mark": 0, "spaces": [a[0]]},
+                {"type": "mark", "from": 1, "mark": 10, "spaces": [a[1]]},
+                {"type": "mark", "from": 2, "mark": 0, "spaces": [b[0]]},
+                {"type": "mark", "from": 2, "mark": 10, "spaces": [b[1]]},
+                {"type": "mark", "from": 3, "mark": 0, "spaces": [c[0]]},
+                {"type": "mark", "from": 3, "mark": 10, "spaces": [c[1]]}])
+    p = modeled_tlb.processes_from(raw, 1.0)
+    assert p[7] is None and p[8]["cycles_per_op"] == pytest.approx(100)
