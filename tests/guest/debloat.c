@@ -425,6 +425,63 @@ TEST_F_TIMEOUT(debloat, nothing_split_below_high_or_when_off, 60)
 	munmap(p, len);
 }
 
+/* Three of every four subpages written: a quarter zero-filled. */
+static bool three_in_four(size_t subpage)
+{
+	return subpage % 4 != 0;
+}
+
+/*
+ * Recovery off ends the episode that was running: on again, a new one
+ * starts only above high_pct, however low low_pct is. The episode here
+ * never ends by itself (low_pct 0) and has lowered its bar to the floor;
+ * had it survived, it would split the quarter-zero huge pages mapped after
+ * (the floor is threshold / 8), which the machine's threshold, all that
+ * reclaim's shrinker applies without an episode, leaves whole.
+ */
+TEST_F_TIMEOUT(debloat, off_ends_the_episode, 120)
+{
+	const size_t len = 32 * MB;
+	long threshold, split0;
+	char *p, *q;
+	double end;
+
+	threshold = sysfs_read_long(DEBLOAT "threshold");
+	/* q below the threshold, above its floor. */
+	ASSERT_LT(HPAGE_SZ / PAGE_SZ / 4, threshold);
+	p = map_bloat(len, 4);
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, start_recovery(0));
+	ASSERT_TRUE(wait_huge_kb(p, 0, 60));
+	/* Full passes that leave memory "tight" halve the bar to its floor. */
+	end = now_s() + 60;
+	while (sysfs_read_long(DEBLOAT "current_threshold") > threshold / 8 && now_s() < end)
+		usleep(100 * 1000);
+	ASSERT_EQ(threshold / 8, sysfs_read_long(DEBLOAT "current_threshold"));
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "enabled", "0"));
+
+	q = map_aligned(len);
+	ASSERT_NE(NULL, q);
+	madvise(q, len, MADV_HUGEPAGE);
+	for (size_t sp = 0; sp < len / PAGE_SZ; sp++)
+		if (three_in_four(sp))
+			fill_subpage(q, sp, 5);
+	ASSERT_EQ((long)(len >> 10), smaps_kb(q, "AnonHugePages"));
+	ASSERT_EQ(0, set_watermarks(100, 1));
+	ASSERT_LE(1.0, in_use_pct());
+	split0 = vmstat("hawkeye_debloat_thp_split");
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "enabled", "1"));
+	/* A surviving episode splits q in its first round. */
+	EXPECT_FALSE(wait_huge(q, (long)(len >> 10) - 2048, false, 10)) {
+		TH_LOG("%ld kB of %zu still huge: an episode ran on", smaps_kb(q, "AnonHugePages"),
+		       len >> 10);
+	}
+	EXPECT_EQ(split0, vmstat("hawkeye_debloat_thp_split"));
+	EXPECT_EQ(0, check_written(q, len, 5, three_in_four));
+	munmap(q, len);
+	munmap(p, len);
+}
+
 TEST_F_TIMEOUT(debloat, stops_below_low_watermark, 120)
 {
 	const size_t len = 256 * MB;
@@ -1253,6 +1310,13 @@ TEST_F_TIMEOUT(debloat, khugepaged_limit_only_for_recovered_processes, 180)
 	ASSERT_EQ(0, write_file(THP_SYSFS "enabled", "never"));
 	ASSERT_EQ(0, sysfs_write(DEBLOAT "enabled", "0"));
 	ASSERT_EQ(0, set_watermarks(100, 1));
+	/*
+	 * Reclaim's THP shrinker may run at any time and, while memory is
+	 * tight, splits at the threshold: at 400, this process's ranges (300
+	 * empty subpages each, once collapsed) stay whole, and khugepaged's
+	 * limit (one less) still refuses the child's (460 empty each).
+	 */
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "threshold", "400"));
 	ASSERT_EQ(0, sysfs_write(DEBLOAT "enabled", "1"));
 	exceed0 = vmstat("thp_scan_exceed_none_pte");
 	collapse0 = vmstat("thp_collapse_alloc");

@@ -943,6 +943,25 @@ static int debloat_thread_fn(void *unused)
 	return 0;
 }
 
+/*
+ * Recovery off ends every episode, the machine's and the cgroups': on
+ * again, each starts afresh above its high watermark. The thread stopped
+ * between rounds leaves its episode marked running otherwise.
+ */
+static void debloat_end_episodes(void)
+{
+#ifdef CONFIG_MEMCG
+	struct mem_cgroup *memcg;
+
+	for (memcg = mem_cgroup_iter(NULL, NULL, NULL); memcg;
+	     memcg = mem_cgroup_iter(NULL, memcg, NULL)) {
+		WRITE_ONCE(memcg->hawkeye.active, false);
+		cond_resched();
+	}
+#endif
+	WRITE_ONCE(debloat_active, false);
+}
+
 /**
  * hawkeye_debloat_set_enabled - turn bloat recovery on or off
  * @on: the new state
@@ -963,6 +982,7 @@ int hawkeye_debloat_set_enabled(bool on)
 	if (!on) {
 		static_branch_disable(&hawkeye_debloat_key);
 		hawkeye_thread_stop(&debloat_thread);
+		debloat_end_episodes();
 		goto out;
 	}
 	ret = hawkeye_thread_start(&debloat_thread, debloat_thread_fn, NULL,
