@@ -100,7 +100,10 @@ static uint64_t read_reg(struct vcpu *v, struct qemu_plugin_register *r)
 	return val;
 }
 
-/* Charge the instructions run since the last switch to the current space. */
+/*
+ * Charge the instructions run since the last switch to the current space.
+ * Under the lock, as write_counters() reads both halves of the sum.
+ */
 static void settle_insns(unsigned int i)
 {
 	struct vcpu *v = &vcpus[i];
@@ -120,12 +123,11 @@ static uint16_t new_asid(void)
 	return asid;
 }
 
-/* The space of @root, made on first sight. */
+/* The space of @root, made on first sight; under the lock. */
 static struct space *space_of(uint64_t root)
 {
 	struct space *sp;
 
-	pthread_mutex_lock(&lock);
 	for (sp = spaces; sp && sp->root != root; sp = sp->next)
 		;
 	if (!sp) {
@@ -137,7 +139,6 @@ static struct space *space_of(uint64_t root)
 		sp->next = spaces;
 		spaces = sp;
 	}
-	pthread_mutex_unlock(&lock);
 	return sp;
 }
 
@@ -152,9 +153,11 @@ static void cr3_write(unsigned int i, void *udata)
 	uint64_t root = cr3 & CR3_ROOT;
 	bool same = v->cur && v->cur->root == root;
 
+	pthread_mutex_lock(&lock);
 	settle_insns(i);
 	if (!same)
 		v->cur = root ? space_of(root) : NULL;
+	pthread_mutex_unlock(&lock);
 	tm_cr3_write(&v->core, v->cur ? v->cur->asid : 0, cr3, same);
 	v->cr3 = cr3;
 }
@@ -262,7 +265,9 @@ static void cpuid(unsigned int i, void *udata)
 
 	(void)udata;
 	if (leaf == LEAF_WRITE) {
+		pthread_mutex_lock(&lock);
 		settle_insns(i);
+		pthread_mutex_unlock(&lock);
 		write_counters("mark", v->cur ? v->cur->root : 0, read_reg(v, v->rbx));
 	} else if (leaf == LEAF_NAME && v->cur) {
 		uint64_t tag = read_reg(v, v->rbx), pid = read_reg(v, v->rcx);
