@@ -53,6 +53,10 @@ def per_op(insns, walk, stlb=0):
     return p
 
 
+def run(insns, walk):
+    return {"ops": 1, "total": {}, "per_op": per_op(insns, walk)}
+
+
 def test_calibration_reproduces_the_native_speedup():
     per = {"huge": per_op(1000, 50, 10), "base": per_op(1000, 800, 40)}
     cpi = modeled_tlb.calibrate(per, 1.5)
@@ -63,8 +67,6 @@ def test_calibration_reproduces_the_native_speedup():
 
 
 def test_report_predicts_the_others_with_the_calibrated_cpi():
-    def run(insns, walk):
-        return {"ops": 1, "total": {}, "per_op": per_op(insns, walk)}
     runs = {"xsb-h1": run(1000, 0), "xsb-b1": run(1000, 500),
             "gra-h1": run(2000, 0), "gra-b1": run(2000, 400),
             "seq-h1": run(500, 0), "seq-b1": run(500, 5)}
@@ -92,8 +94,6 @@ def test_a_model_without_a_tlb_fails_and_so_does_a_missing_workload():
     """Speedups near 1 are within 15 % of 1.00: where huge pages gain at
     least 10 % natively, the predicted gain must be within half of it too.
     A predicted workload that did not run fails the goal."""
-    def run(insns, walk):
-        return {"ops": 1, "total": {}, "per_op": per_op(insns, walk)}
     runs = {"xsb-h1": run(1000, 0), "xsb-b1": run(1000, 500),
             "gra-h3": run(2000, 0), "gra-b3": run(2000, 0),
             "seq-h1": run(500, 0), "seq-b1": run(500, 5)}
