@@ -83,7 +83,7 @@ def section_mthp(b):
 def pressure_faults(d):
     n, fb, m = (d.get(k) for k in ("pressure_thp_faults", "pressure_thp_fault_fallback",
                                    "pressure_mthp_fault_kb"))
-    return "-" if n is None else f"{n} ({fb}), {fmt(m / 1024.0)} MiB"
+    return "-" if n is None else f"{n} ({fb}), {fmt(None if m is None else m / 1024.0)} MiB"
 
 
 def section_bloat(b, rd, bt=None):
