@@ -16,6 +16,8 @@
 # blocks in every configuration alike: where they do not, they fall back
 # to whatever mTHP size is on, which recovery to 4 KB never splits, and
 # the configurations differ in what P3 faulted, not in what recovery did.
+# After T2, the two 64 KB configurations record the server's fully used
+# 64 KB pieces that base pages map (redisbloat dense).
 # Every second: the server's RSS, huge pages, swap, MemAvailable and the
 # counters; JSON lines to OUTFILE. Configurations (all in this boot):
 #   Linux-4KB  THP never                  Linux-2MB  THP always
@@ -316,6 +318,13 @@ for config in $configs; do
 		phase T2
 		step T2 get key $keys "$del_pct" $seed "$tput" || ok=0
 	fi
+	# The mTHP pair: the server's fully used 64 KB pieces that base pages
+	# map, what splitting to 64 KB could have kept without more memory.
+	case $ok/${config%/*} in
+	1/HawkEye-64KB*)
+		r=$("$bindir/redisbloat" dense "$redis_pid") &&
+			echo "${r%\}}, \"type\": \"dense\", \"config\": \"$config\"}" >>"$out" ;;
+	esac
 	alive=0
 	kill -0 "$redis_pid" 2>/dev/null && alive=1
 	printf '{"type": "end", "config": "%s", "completed": %s, "server_alive": %s, "oom_kills": %s, "seconds": %s}\n' \

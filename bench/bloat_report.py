@@ -44,7 +44,8 @@ GOALS = {
 def read(lines):
     rows = [json.loads(line) for line in lines if line.strip()]
     return {t: [r for r in rows if r.get("type") == t]
-            for t in ("env", "sample", "step", "end", "thread_cpu", "container", "recover")}
+            for t in ("env", "sample", "step", "end", "thread_cpu", "container", "recover",
+                      "dense")}
 
 
 def footprint(s):
@@ -55,7 +56,7 @@ def in_phase(samples, phase):
     return [s for s in samples if s["phase"] == phase]
 
 
-def summarize_config(samples, steps, end, recover=None):
+def summarize_config(samples, steps, end, recover=None, dense=None):
     """One configuration's figures; None where a phase never ran."""
     step = {s["phase"]: s for s in steps}
     last = {}
@@ -112,6 +113,9 @@ def summarize_config(samples, steps, end, recover=None):
         # recovery ran to low_pct at the end of the pressure phase.
         "recover": {k: recover[k] for k in ("use_pct_before", "use_pct_after", "reached")}
         if recover else None,
+        # bloat.sh, the mTHP pair: after T2, the server's fully used 64 KB
+        # pieces that base pages map (redisbloat dense).
+        "dense_base_kb": dense["dense_base_kb"] if dense else None,
     }
 
 
@@ -165,9 +169,11 @@ def summarize(data):
     for c in configs:
         ends = [e for e in data["end"] if e["config"] == c]
         rec = [r for r in data["recover"] if r["config"] == c]
+        dense = [r for r in data["dense"] if r["config"] == c]
         out[c] = summarize_config([s for s in data["sample"] if s["config"] == c],
                                   [s for s in data["step"] if s["config"] == c],
-                                  ends[-1] if ends else None, rec[-1] if rec else None)
+                                  ends[-1] if ends else None, rec[-1] if rec else None,
+                                  dense[-1] if dense else None)
     k4, m2, hk = (out.get(c, {}) for c in ("Linux-4KB", "Linux-2MB", "HawkEye"))
 
     def large_kb(d, phase):
@@ -191,6 +197,13 @@ def summarize(data):
                                 k.get("memory_under_pressure_kb")), *mthp))
     put_spread(cmp, "split_mthp_vs_4kb_large_kept", by_round(
         out, lambda m, k: ratio(large_kb(m, "under_pressure"),
+                                large_kb(k, "under_pressure")), *mthp))
+    # What split-to-4 KB would keep if every fully used 64 KB piece it
+    # leaves in base pages were an mTHP: what a split to 64 KB can keep at
+    # the same memory, over what split-to-4 KB keeps.
+    put_spread(cmp, "split_mthp_vs_4kb_large_keepable", by_round(
+        out, lambda m, k: ratio(None if k.get("dense_base_kb") is None or large_kb(k, "under_pressure") is None
+                                else large_kb(k, "under_pressure") + k["dense_base_kb"],
                                 large_kb(k, "under_pressure")), *mthp))
     # bloat.sh -r: a round where recovery did not get a side to low_pct
     # did not run as defined, and fails the pair's goals.

@@ -10,6 +10,8 @@
  *                                                  GET random survivors, at
  *                                                  most RATE a second if given
  *   redisbloat watch PID CONFIG PHASEFILE [CGROUP...]   a sample a second
+ *   redisbloat dense PID                          its anonymous memory by
+ *                                                  64 KB piece (root)
  *
  * Values are pseudo-random, non-zero bytes: a page of values is never
  * zero-filled, so bloat recovery cannot mistake data for bloat. Which keys
@@ -20,9 +22,15 @@
  * named (a directory under /sys/fs/cgroup) until PID is gone:
  * a shell loop forking awk for every figure takes seconds per sample on
  * an emulated CPU.
+ *
+ * `dense` reads PID's page tables (/proc/PID/pagemap, /proc/kpageflags)
+ * for the memory a split to 64 KB mTHPs could have kept at no cost: the
+ * 64 KB-aligned pieces of its anonymous mappings that base pages map whole,
+ * none of them the zero page. Beside them, the pieces large folios map.
  */
 #include "workload.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -253,18 +261,18 @@ static long cg_value(const char *cg, const char *file, const char *key)
 }
 
 /* ", "cgroups": {NAME: {...}, ...}" for the cgroups in @cgs. */
-static void watch_cgroups(char **cgs, int n)
+static void watch_cgroups(FILE *out, char **cgs, int n)
 {
-	printf(", \"cgroups\": {");
+	fprintf(out, ", \"cgroups\": {");
 	for (int i = 0; i < n; i++)
-		printf("%s\"%s\": {\"kb\": %ld, \"thp_kb\": %ld, \"swap_kb\": %ld, "
+		fprintf(out, "%s\"%s\": {\"kb\": %ld, \"thp_kb\": %ld, \"swap_kb\": %ld, "
 		       "\"thp_split\": %ld, \"promoted\": %ld}", i ? ", " : "", cgs[i],
 		       cg_value(cgs[i], "memory.current", NULL) / 1024,
 		       cg_value(cgs[i], "memory.stat", "anon_thp") / 1024,
 		       cg_value(cgs[i], "memory.swap.current", NULL) / 1024,
 		       cg_value(cgs[i], "memory.stat", "hawkeye_debloat_thp_split"),
 		       cg_value(cgs[i], "memory.stat", "hawkeye_promote_success"));
-	printf("}");
+	fprintf(out, "}");
 }
 
 static int watch(int pid, const char *config, const char *phasefile, char **cgs, int ncg)
@@ -278,6 +286,9 @@ static int watch(int pid, const char *config, const char *phasefile, char **cgs,
 		long rss = proc_value(status, "VmRSS"), swap = proc_value(status, "VmSwap");
 		long huge = proc_value(rollup, "AnonHugePages");
 		FILE *f = fopen(phasefile, "r");
+		char *line = NULL;
+		size_t len = 0;
+		FILE *out;
 
 		if (rss < 0 || huge < 0)
 			return 0;	/* gone */
@@ -288,7 +299,16 @@ static int watch(int pid, const char *config, const char *phasefile, char **cgs,
 			phase[strcspn(phase, "\n")] = 0;
 			fclose(f);
 		}
-		printf("{\"type\": \"sample\", \"config\": \"%s\", \"t\": %.2f, \"phase\": \"%s\", "
+		/*
+		 * The machine's figures are read after the process's: one that
+		 * exits in between would pair its RSS with a machine that no
+		 * longer holds its memory (mTHP 0, MemAvailable up). Such a
+		 * sample is dropped: the process is read again after them.
+		 */
+		out = open_memstream(&line, &len);
+		if (!out)
+			return 1;
+		fprintf(out, "{\"type\": \"sample\", \"config\": \"%s\", \"t\": %.2f, \"phase\": \"%s\", "
 		       "\"rss_kb\": %ld, \"swap_kb\": %ld, \"anon_huge_kb\": %ld, "
 		       "\"mem_available_kb\": %ld, \"swap_used_kb\": %ld, \"thp_split\": %ld, "
 		       "\"zero_freed\": %ld, \"collapse\": %ld, \"mthp_kb\": %ld, "
@@ -307,11 +327,103 @@ static int watch(int pid, const char *config, const char *phasefile, char **cgs,
 		       vmstat("thp_fault_alloc"), vmstat("thp_fault_fallback"),
 		       mthp_stat("anon_fault_alloc", true));
 		if (ncg)
-			watch_cgroups(cgs, ncg);
-		printf("}\n");
+			watch_cgroups(out, cgs, ncg);
+		fputs("}\n", out);
+		fclose(out);
+		if (proc_value(status, "VmRSS") < 0 || proc_value(rollup, "AnonHugePages") < 0) {
+			free(line);
+			return 0;
+		}
+		fputs(line, stdout);
 		fflush(stdout);
+		free(line);
 		sleep(1);
 	}
+}
+
+#define KPF_THP		22	/* /proc/kpageflags bits */
+#define KPF_ZERO_PAGE	24
+#define PIECE		16	/* base pages in 64 KB */
+
+/* The /proc/kpageflags word of @pfn, 0 if none. */
+static uint64_t page_flags(int kpf, uint64_t pfn)
+{
+	uint64_t flags;
+
+	return pread(kpf, &flags, 8, pfn * 8) == 8 ? flags : 0;
+}
+
+/*
+ * Add up the 64 KB-aligned pieces from @start to @end: *@dense the kB of
+ * those 16 present base pages map, none the zero page; *@large those whose
+ * first page is of a large folio.
+ */
+static int dense_range(int pm, int kpf, unsigned long start, unsigned long end,
+		       long *dense, long *large)
+{
+	uint64_t e[PIECE];
+	unsigned long a;
+
+	start = (start + PIECE * 4096UL - 1) & ~(PIECE * 4096UL - 1);
+	for (a = start; a + PIECE * 4096UL <= end; a += PIECE * 4096UL) {
+		uint64_t pfn, flags;
+		int i;
+
+		if (pread(pm, e, sizeof(e), a / 4096 * 8) != sizeof(e))
+			return -1;
+		for (i = 0; i < PIECE; i++)
+			if (!(e[i] >> 63))	/* not present */
+				break;
+		if (i < PIECE)
+			continue;
+		pfn = e[0] & ((1ULL << 55) - 1);
+		if (!pfn)
+			return -1;	/* PFNs hidden: not root */
+		flags = page_flags(kpf, pfn);
+		if (flags >> KPF_THP & 1) {
+			*large += PIECE * 4;
+			continue;
+		}
+		for (i = 0; i < PIECE; i++) {
+			flags = page_flags(kpf, e[i] & ((1ULL << 55) - 1));
+			if (flags >> KPF_ZERO_PAGE & 1 || flags >> KPF_THP & 1)
+				break;
+		}
+		if (i == PIECE)
+			*dense += PIECE * 4;
+	}
+	return 0;
+}
+
+static int dense(int pid)
+{
+	char path[64], line[512], perms[8];
+	long dense_kb = 0, large_kb = 0;
+	unsigned long start, end;
+	int pm, kpf, n;
+	FILE *maps;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	maps = fopen(path, "r");
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", pid);
+	pm = open(path, O_RDONLY);
+	kpf = open("/proc/kpageflags", O_RDONLY);
+	if (!maps || pm < 0 || kpf < 0) {
+		perror("redisbloat dense");
+		return 1;
+	}
+	while (fgets(line, sizeof(line), maps)) {
+		/* Anonymous: no file (the heap counts). */
+		if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %n", &start, &end, perms, &n) != 3 ||
+		    perms[3] != 'p' || (line[n] && strncmp(line + n, "[heap]", 6)))
+			continue;
+		if (dense_range(pm, kpf, start, end, &dense_kb, &large_kb)) {
+			fprintf(stderr, "redisbloat dense: cannot read the page tables of %d\n", pid);
+			return 1;
+		}
+	}
+	printf("{\"dense_base_kb\": %ld, \"large_kb\": %ld}\n", dense_kb, large_kb);
+	return 0;
 }
 
 static void usage(void)
@@ -319,7 +431,8 @@ static void usage(void)
 	fprintf(stderr, "usage: redisbloat -s SOCK fill PREFIX COUNT SIZE\n"
 		"       redisbloat -s SOCK del PREFIX COUNT PCT SEED\n"
 		"       redisbloat -s SOCK get PREFIX COUNT PCT SEED SECS [RATE]\n"
-		"       redisbloat watch PID CONFIG PHASEFILE [CGROUP...]\n");
+		"       redisbloat watch PID CONFIG PHASEFILE [CGROUP...]\n"
+		"       redisbloat dense PID\n");
 	exit(2);
 }
 
@@ -328,6 +441,8 @@ int main(int argc, char **argv)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int nargs;
 
+	if (argc == 3 && !strcmp(argv[1], "dense"))
+		return dense(atoi(argv[2]));
 	if (argc >= 5 && !strcmp(argv[1], "watch"))
 		return watch(atoi(argv[2]), argv[3], argv[4], argv + 5, argc - 5);
 	if (argc < 5 || strcmp(argv[1], "-s"))

@@ -53,11 +53,13 @@ def section_mthp(b):
                      fmt((d.get("huge_under_pressure_kb") or 0) / mib),
                      fmt((d.get("mthp_under_pressure_kb") or 0) / mib), fmt(large / mib),
                      d.get("thp_split"), d.get("mthp_split"), d.get("zero_pages_freed"),
-                     pressure_faults(d)])
+                     pressure_faults(d),
+                     "-" if d.get("dense_base_kb") is None else fmt(d["dense_base_kb"] / mib)])
     mem = fx_spread(cmp.get("split_mthp_vs_4kb_memory"), *(cmp.get("split_mthp_vs_4kb_memory_range")
                                                            or (None, None)))
     kept = fx_spread(cmp.get("split_mthp_vs_4kb_large_kept"),
                      *(cmp.get("split_mthp_vs_4kb_large_kept_range") or (None, None)))
+    keepable = cmp.get("split_mthp_vs_4kb_large_keepable_rounds") or {}
     out = [f"## {title}", "",
            "Not in the paper. Both with THP and 64 KB mTHP (`hugepages-64kB/enabled=always`) on, "
            "pre-zeroing and bloat recovery on; `debloat/mthp` 0 splits a bloated huge page to 4 KB, "
@@ -68,9 +70,19 @@ def section_mthp(b):
            "for both alike:", ""]
     out += table(["configuration", "memory", "2 MB pages", "64 KB mTHPs", "huge + mTHP",
                   "THPs split", "mTHPs split", "zero pages freed",
-                  "P3's 2 MB faults (fell back), mTHP faulted"], rows)
+                  "P3's 2 MB faults (fell back), mTHP faulted", "fully used 64 KB in base pages"],
+                 rows)
     out += ["", f"Split to mTHP / split to 4 KB (median and range over the rounds): memory {mem}, "
             f"huge + mTHP memory kept {kept}. Throughput is not compared here: under TCG.", ""]
+    if keepable:
+        # The ceiling the workload sets, round by round.
+        out += ["The last column is read from the server's page tables after T2 (`redisbloat "
+                "dense`): 64 KB-aligned pieces that base pages map whole, none of them the zero "
+                "page. On the split-to-4 KB side they are what a split to 64 KB could keep on top "
+                "of its huge pages without using more memory; with them, split-to-4 KB would "
+                "keep " + ", ".join(f"{fmt(v)}x (round {n})" for n, v in sorted(keepable.items()))
+                + " of the huge + mTHP memory it keeps. On the split-to-mTHP side they are dense "
+                "pieces it left in base pages.", ""]
     out += recorded(b.get("env"))
     # Every round's ratios against the goals (a single run is its own range).
     m_hi = (cmp.get("split_mthp_vs_4kb_memory_range") or [None, cmp.get("split_mthp_vs_4kb_memory")])[1]
