@@ -16,8 +16,8 @@
 # blocks in every configuration alike: where they do not, they fall back
 # to whatever mTHP size is on, which recovery to 4 KB never splits, and
 # the configurations differ in what P3 faulted, not in what recovery did.
-# After T2, the two 64 KB configurations record the server's fully used
-# 64 KB pieces that base pages map (redisbloat dense).
+# After T2, the two 64 KB configurations record the server's 64 KB
+# pieces that base pages map whole, none the zero page (redisbloat dense).
 # Every second: the server's RSS, huge pages, swap, MemAvailable and the
 # counters; JSON lines to OUTFILE. Configurations (all in this boot):
 #   Linux-4KB  THP never                  Linux-2MB  THP always
@@ -318,10 +318,12 @@ for config in $configs; do
 		phase T2
 		step T2 get key $keys "$del_pct" $seed "$tput" || ok=0
 	fi
-	# The mTHP pair: the server's fully used 64 KB pieces that base pages
-	# map, what splitting to 64 KB could have kept without more memory.
-	case $ok/${config%/*} in
-	1/HawkEye-64KB*)
+	# Samples from here on are in no measured phase.
+	phase end
+	# The mTHP pair, after T2: the server's 64 KB pieces that base pages
+	# map whole, none of them the zero page.
+	case $ok/$no_pressure/${config%/*} in
+	1//HawkEye-64KB*)
 		r=$("$bindir/redisbloat" dense "$redis_pid") &&
 			echo "${r%\}}, \"type\": \"dense\", \"config\": \"$config\"}" >>"$out" ;;
 	esac

@@ -113,8 +113,8 @@ def summarize_config(samples, steps, end, recover=None, dense=None):
         # recovery ran to low_pct at the end of the pressure phase.
         "recover": {k: recover[k] for k in ("use_pct_before", "use_pct_after", "reached")}
         if recover else None,
-        # bloat.sh, the mTHP pair: after T2, the server's fully used 64 KB
-        # pieces that base pages map (redisbloat dense).
+        # bloat.sh, the mTHP pair: after T2, the server's 64 KB pieces that
+        # base pages map whole, none the zero page (redisbloat dense).
         "dense_base_kb": dense["dense_base_kb"] if dense else None,
     }
 
@@ -197,13 +197,6 @@ def summarize(data):
                                 k.get("memory_under_pressure_kb")), *mthp))
     put_spread(cmp, "split_mthp_vs_4kb_large_kept", by_round(
         out, lambda m, k: ratio(large_kb(m, "under_pressure"),
-                                large_kb(k, "under_pressure")), *mthp))
-    # What split-to-4 KB would keep if every fully used 64 KB piece it
-    # leaves in base pages were an mTHP: what a split to 64 KB can keep at
-    # the same memory, over what split-to-4 KB keeps.
-    put_spread(cmp, "split_mthp_vs_4kb_large_keepable", by_round(
-        out, lambda m, k: ratio(None if k.get("dense_base_kb") is None or large_kb(k, "under_pressure") is None
-                                else large_kb(k, "under_pressure") + k["dense_base_kb"],
                                 large_kb(k, "under_pressure")), *mthp))
     # bloat.sh -r: a round where recovery did not get a side to low_pct
     # did not run as defined, and fails the pair's goals.

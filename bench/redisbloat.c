@@ -23,10 +23,10 @@
  * a shell loop forking awk for every figure takes seconds per sample on
  * an emulated CPU.
  *
- * `dense` reads PID's page tables (/proc/PID/pagemap, /proc/kpageflags)
- * for the memory a split to 64 KB mTHPs could have kept at no cost: the
- * 64 KB-aligned pieces of its anonymous mappings that base pages map whole,
- * none of them the zero page. Beside them, the pieces large folios map.
+ * `dense` reads PID's page tables (/proc/PID/pagemap, /proc/kpageflags):
+ * the 64 KB-aligned pieces of its anonymous mappings that present base
+ * pages map whole, none of them the zero page (dense pieces left in base
+ * pages), and the pieces large folios map.
  */
 #include "workload.h"
 #include <errno.h>
@@ -302,8 +302,8 @@ static int watch(int pid, const char *config, const char *phasefile, char **cgs,
 		/*
 		 * The machine's figures are read after the process's: one that
 		 * exits in between would pair its RSS with a machine that no
-		 * longer holds its memory (mTHP 0, MemAvailable up). Such a
-		 * sample is dropped: the process is read again after them.
+		 * longer holds its memory (mTHP 0, MemAvailable up). The
+		 * process is read again after them.
 		 */
 		out = open_memstream(&line, &len);
 		if (!out)
@@ -330,13 +330,20 @@ static int watch(int pid, const char *config, const char *phasefile, char **cgs,
 			watch_cgroups(out, cgs, ncg);
 		fputs("}\n", out);
 		fclose(out);
-		if (proc_value(status, "VmRSS") < 0 || proc_value(rollup, "AnonHugePages") < 0) {
-			free(line);
-			return 0;
+		long rss_after = proc_value(status, "VmRSS");
+
+		/*
+		 * Gone, or its memory going (the OOM reaper frees it while
+		 * the process is still there): the sample is dropped.
+		 */
+		if (rss_after >= 0 && rss_after >= rss / 2 &&
+		    proc_value(rollup, "AnonHugePages") >= 0) {
+			fputs(line, stdout);
+			fflush(stdout);
 		}
-		fputs(line, stdout);
-		fflush(stdout);
 		free(line);
+		if (rss_after < 0)
+			return 0;
 		sleep(1);
 	}
 }
@@ -344,6 +351,7 @@ static int watch(int pid, const char *config, const char *phasefile, char **cgs,
 #define KPF_THP		22	/* /proc/kpageflags bits */
 #define KPF_ZERO_PAGE	24
 #define PIECE		16	/* base pages in 64 KB */
+#define PFN_MASK	((1ULL << 55) - 1)
 
 /* The /proc/kpageflags word of @pfn, 0 if none. */
 static uint64_t page_flags(int kpf, uint64_t pfn)
@@ -353,44 +361,54 @@ static uint64_t page_flags(int kpf, uint64_t pfn)
 	return pread(kpf, &flags, 8, pfn * 8) == 8 ? flags : 0;
 }
 
+#define CHUNK		512	/* pagemap entries read at once */
+
 /*
  * Add up the 64 KB-aligned pieces from @start to @end: *@dense the kB of
- * those 16 present base pages map, none the zero page; *@large those whose
- * first page is of a large folio.
+ * those that 16 present base pages map, none of them the zero page;
+ * *@large those whose first page is of a large folio (a THP, an mTHP),
+ * not the huge zero page.
  */
 static int dense_range(int pm, int kpf, unsigned long start, unsigned long end,
 		       long *dense, long *large)
 {
-	uint64_t e[PIECE];
+	const unsigned long piece = PIECE * 4096UL;
+	uint64_t e[CHUNK];
 	unsigned long a;
 
-	start = (start + PIECE * 4096UL - 1) & ~(PIECE * 4096UL - 1);
-	for (a = start; a + PIECE * 4096UL <= end; a += PIECE * 4096UL) {
-		uint64_t pfn, flags;
-		int i;
+	start = (start + piece - 1) & ~(piece - 1);
+	for (a = start; a + piece <= end; a += CHUNK * 4096UL) {
+		size_t n = (end - a) / 4096 < CHUNK ? (end - a) / 4096 : CHUNK;
 
-		if (pread(pm, e, sizeof(e), a / 4096 * 8) != sizeof(e))
+		n -= n % PIECE;
+		if (pread(pm, e, n * 8, a / 4096 * 8) != (ssize_t)(n * 8))
 			return -1;
-		for (i = 0; i < PIECE; i++)
-			if (!(e[i] >> 63))	/* not present */
-				break;
-		if (i < PIECE)
-			continue;
-		pfn = e[0] & ((1ULL << 55) - 1);
-		if (!pfn)
-			return -1;	/* PFNs hidden: not root */
-		flags = page_flags(kpf, pfn);
-		if (flags >> KPF_THP & 1) {
-			*large += PIECE * 4;
-			continue;
+		for (size_t p = 0; p < n; p += PIECE) {
+			uint64_t flags;
+			int i;
+
+			for (i = 0; i < PIECE; i++)
+				if (!(e[p + i] >> 63))	/* not present */
+					break;
+			if (i < PIECE)
+				continue;
+			if (!(e[p] & PFN_MASK))
+				return -1;	/* PFNs hidden: not root */
+			flags = page_flags(kpf, e[p] & PFN_MASK);
+			if (flags >> KPF_ZERO_PAGE & 1)
+				continue;
+			if (flags >> KPF_THP & 1) {
+				*large += PIECE * 4;
+				continue;
+			}
+			for (i = 1; i < PIECE; i++) {
+				flags = page_flags(kpf, e[p + i] & PFN_MASK);
+				if (flags >> KPF_ZERO_PAGE & 1 || flags >> KPF_THP & 1)
+					break;
+			}
+			if (i == PIECE)
+				*dense += PIECE * 4;
 		}
-		for (i = 0; i < PIECE; i++) {
-			flags = page_flags(kpf, e[i] & ((1ULL << 55) - 1));
-			if (flags >> KPF_ZERO_PAGE & 1 || flags >> KPF_THP & 1)
-				break;
-		}
-		if (i == PIECE)
-			*dense += PIECE * 4;
 	}
 	return 0;
 }

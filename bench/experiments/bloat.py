@@ -59,7 +59,6 @@ def section_mthp(b):
                                                            or (None, None)))
     kept = fx_spread(cmp.get("split_mthp_vs_4kb_large_kept"),
                      *(cmp.get("split_mthp_vs_4kb_large_kept_range") or (None, None)))
-    keepable = cmp.get("split_mthp_vs_4kb_large_keepable_rounds") or {}
     out = [f"## {title}", "",
            "Not in the paper. Both with THP and 64 KB mTHP (`hugepages-64kB/enabled=always`) on, "
            "pre-zeroing and bloat recovery on; `debloat/mthp` 0 splits a bloated huge page to 4 KB, "
@@ -70,19 +69,16 @@ def section_mthp(b):
            "for both alike:", ""]
     out += table(["configuration", "memory", "2 MB pages", "64 KB mTHPs", "huge + mTHP",
                   "THPs split", "mTHPs split", "zero pages freed",
-                  "P3's 2 MB faults (fell back), mTHP faulted", "fully used 64 KB in base pages"],
+                  "P3's 2 MB faults (fell back), mTHP faulted", "dense 64 KB in base pages"],
                  rows)
     out += ["", f"Split to mTHP / split to 4 KB (median and range over the rounds): memory {mem}, "
             f"huge + mTHP memory kept {kept}. Throughput is not compared here: under TCG.", ""]
-    if keepable:
-        # The ceiling the workload sets, round by round.
+    if any(d.get("dense_base_kb") is not None for d in c.values()):
         out += ["The last column is read from the server's page tables after T2 (`redisbloat "
-                "dense`): 64 KB-aligned pieces that base pages map whole, none of them the zero "
-                "page. On the split-to-4 KB side they are what a split to 64 KB could keep on top "
-                "of its huge pages without using more memory; with them, split-to-4 KB would "
-                "keep " + ", ".join(f"{fmt(v)}x (round {n})" for n, v in sorted(keepable.items()))
-                + " of the huge + mTHP memory it keeps. On the split-to-mTHP side they are dense "
-                "pieces it left in base pages.", ""]
+                "dense`): 64 KB-aligned pieces that present base pages map whole, none of them "
+                "the zero page. On the split-to-mTHP side they are dense pieces left in base pages "
+                "(split to base pages while sparse and filled since, or split as part of a "
+                "partially mapped THP, which goes to base pages on both sides).", ""]
     out += recorded(b.get("env"))
     # Every round's ratios against the goals (a single run is its own range).
     m_hi = (cmp.get("split_mthp_vs_4kb_memory_range") or [None, cmp.get("split_mthp_vs_4kb_memory")])[1]
