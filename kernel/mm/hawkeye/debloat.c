@@ -967,8 +967,9 @@ static void debloat_end_episodes(void)
  * @on: the new state
  *
  * Starts the recovery thread and then enables the static key, or disables
- * the key and then stops the thread. Called by sysfs (debloat/enabled) and
- * by the hawkeye_debloat= boot parameter.
+ * the key, stops the thread and ends every episode (debloat_end_episodes()).
+ * Called by sysfs (debloat/enabled) and by the hawkeye_debloat= boot
+ * parameter.
  *
  * Return: 0, or the error of starting the thread (the state is unchanged).
  */
