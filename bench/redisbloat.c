@@ -288,6 +288,7 @@ static int watch(int pid, const char *config, const char *phasefile, char **cgs,
 		FILE *f = fopen(phasefile, "r");
 		char *line = NULL;
 		size_t len = 0;
+		long rss_after;
 		FILE *out;
 
 		if (rss < 0 || huge < 0)
@@ -330,8 +331,7 @@ static int watch(int pid, const char *config, const char *phasefile, char **cgs,
 			watch_cgroups(out, cgs, ncg);
 		fputs("}\n", out);
 		fclose(out);
-		long rss_after = proc_value(status, "VmRSS");
-
+		rss_after = proc_value(status, "VmRSS");
 		/*
 		 * Gone, or its memory going (the OOM reaper frees it while
 		 * the process is still there): the sample is dropped.
