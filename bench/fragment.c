@@ -54,10 +54,6 @@
 
 #define PAGE 4096UL
 #define PAGES_PER_BLOCK (HPAGE / PAGE)
-#define PM_PRESENT (1ULL << 63)
-#define PM_PFN_MASK ((1ULL << 55) - 1)
-#define KPF_COMPOUND_HEAD 15
-#define KPF_THP 22
 #define MAX_ZONES 16
 
 struct buddy {
@@ -142,8 +138,7 @@ static int is_thp_head(int pagemap, int kpageflags, uintptr_t addr)
 
 	if (read_pfns(pagemap, addr, 1, &pfn) || !pfn || (pfn & (PAGES_PER_BLOCK - 1)))
 		return 0;
-	if (pread(kpageflags, &flags, 8, pfn * 8) != 8)
-		return 0;
+	flags = kpage_flags(kpageflags, pfn);
 	return (flags >> KPF_THP & 1) && (flags >> KPF_COMPOUND_HEAD & 1);
 }
 

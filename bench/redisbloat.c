@@ -348,19 +348,7 @@ static int watch(int pid, const char *config, const char *phasefile, char **cgs,
 	}
 }
 
-#define KPF_THP		22	/* /proc/kpageflags bits */
-#define KPF_ZERO_PAGE	24
 #define PIECE		16	/* base pages in 64 KB */
-#define PFN_MASK	((1ULL << 55) - 1)
-
-/* The /proc/kpageflags word of @pfn, 0 if none. */
-static uint64_t page_flags(int kpf, uint64_t pfn)
-{
-	uint64_t flags;
-
-	return pread(kpf, &flags, 8, pfn * 8) == 8 ? flags : 0;
-}
-
 #define CHUNK		512	/* pagemap entries read at once */
 
 /*
@@ -388,13 +376,13 @@ static int dense_range(int pm, int kpf, unsigned long start, unsigned long end,
 			int i;
 
 			for (i = 0; i < PIECE; i++)
-				if (!(e[p + i] >> 63))	/* not present */
+				if (!(e[p + i] & PM_PRESENT))
 					break;
 			if (i < PIECE)
 				continue;
-			if (!(e[p] & PFN_MASK))
+			if (!(e[p] & PM_PFN_MASK))
 				return -1;	/* PFNs hidden: not root */
-			flags = page_flags(kpf, e[p] & PFN_MASK);
+			flags = kpage_flags(kpf, e[p] & PM_PFN_MASK);
 			if (flags >> KPF_ZERO_PAGE & 1)
 				continue;
 			if (flags >> KPF_THP & 1) {
@@ -402,7 +390,7 @@ static int dense_range(int pm, int kpf, unsigned long start, unsigned long end,
 				continue;
 			}
 			for (i = 1; i < PIECE; i++) {
-				flags = page_flags(kpf, e[p + i] & PFN_MASK);
+				flags = kpage_flags(kpf, e[p + i] & PM_PFN_MASK);
 				if (flags >> KPF_ZERO_PAGE & 1 || flags >> KPF_THP & 1)
 					break;
 			}

@@ -68,6 +68,21 @@ static inline long proc_value(const char *path, const char *key)
 	return v;
 }
 
+/* /proc/PID/pagemap entry bits and /proc/kpageflags bits (root only). */
+#define PM_PRESENT	(1ULL << 63)
+#define PM_PFN_MASK	((1ULL << 55) - 1)
+#define KPF_COMPOUND_HEAD 15
+#define KPF_THP		22
+#define KPF_ZERO_PAGE	24
+
+/* The /proc/kpageflags word of page frame @pfn (@kpf open), 0 if none. */
+static inline uint64_t kpage_flags(int kpf, uint64_t pfn)
+{
+	uint64_t flags;
+
+	return pread(kpf, &flags, 8, pfn * 8) == 8 ? flags : 0;
+}
+
 /* A counter of /proc/vmstat, or -1. */
 static inline long vmstat(const char *key)
 {
