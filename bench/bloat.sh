@@ -8,14 +8,16 @@
 #   T1  GET throughput for TPUT s: no memory pressure yet
 #   P3  insert 2 MB values until the dataset is back at the P1 size
 #   T2  GET throughput for TPUT s, after SETTLE s: under pressure
-# With -r, recovery then runs to low_pct before the settle wherever it is
-# on: a fill that stops between the watermarks starts no episode, so
-# without it two configurations may end the pressure phase apart (one
-# below low_pct, one where its fill stopped) and compare nothing. -r also
-# compacts memory before P3, so that P3's 2 MB faults find free 2 MB
-# blocks in every configuration alike: where they do not, they fall back
-# to whatever mTHP size is on, which recovery to 4 KB never splits, and
-# the configurations differ in what P3 faulted, not in what recovery did.
+# With -r, recovery then runs as deep as it goes before the settle
+# wherever it is on: until a round at the floor bar splits nothing.
+# Without it a fill that stops between the watermarks starts no episode,
+# and one that goes on stops wherever use fell below low_pct, so two
+# configurations would compare two stopping points, not what recovery
+# leaves of the same data. -r also compacts memory before P3, so that
+# P3's 2 MB faults find free 2 MB blocks in every configuration alike:
+# where they do not, they fall back to whatever mTHP size is on, which
+# recovery to 4 KB never splits, and the configurations differ in what
+# P3 faulted, not in what recovery did.
 # After T2, the two 64 KB configurations record the server's 64 KB
 # pieces that base pages map whole, none the zero page (redisbloat dense).
 # Every second: the server's RSS, huge pages, swap, MemAvailable and the
@@ -239,29 +241,47 @@ step() {
 	fi
 }
 
-# recover_to_low: high_pct one point above low_pct until memory use (as
-# recovery counts it) is below that, so that an episode starts if none
-# runs; an episode, once started, goes on to below low_pct by itself (use
-# may creep back over low_pct after it, so the wait is for the point
-# above). A JSON line with the use before and after the wait. An episode
-# that cannot get there (no bloat left) ends the wait after 300 s, and
-# the line says so (reached 0).
+# recover_deep: recovery without a low watermark (low_pct 0, high_pct 1:
+# an episode starts at once and never ends by itself) until a whole round
+# at the floor bar (threshold / 8) splits nothing. The bar halves only at
+# the end of a round, so once it reads the floor, every round counted
+# after the next one began at it; the rounds are read before the splits,
+# so the splits read include every counted round's. The watermarks as
+# booted after. A JSON line with the use before and after, the rounds
+# and whether it got there (reached 0 after 900 s: recovery still
+# splitting, which a process that keeps faulting THPs in can cause).
 use_pct() {
 	awk '$1 == "MemTotal:" {t = $2} $1 == "MemAvailable:" {a = $2}
 	     END {printf "%.2f", 100 * (t - a) / t}' /proc/meminfo
 }
-recover_to_low() {
-	local high low before t0 reached=0
+recover_deep() {
+	local high low floor before t0 rounds0 r r0= s s0 reached=0
 	high=$(cat $H/debloat/high_pct) low=$(cat $H/debloat/low_pct)
-	before=$(use_pct) t0=$SECONDS
-	echo $((low + 1)) >$H/debloat/high_pct
-	while [ $((SECONDS - t0)) -lt 300 ]; do
-		awk -v u="$(use_pct)" -v l="$low" 'BEGIN {exit !(u < l + 1)}' && { reached=1; break; }
+	floor=$(($(cat $H/debloat/threshold) / 8))
+	[ $floor -ge 1 ] || floor=1
+	before=$(use_pct) t0=$SECONDS rounds0=$(vm hawkeye_debloat_round)
+	echo 0 >$H/debloat/low_pct
+	echo 1 >$H/debloat/high_pct
+	while [ $((SECONDS - t0)) -lt 900 ]; do
+		if [ "$(cat $H/debloat/current_threshold)" -gt $floor ]; then
+			r0=
+		else
+			r=$(vm hawkeye_debloat_round)
+			s=$(($(vm hawkeye_debloat_thp_split) + $(vm hawkeye_debloat_mthp_split)))
+			if [ -z "$r0" ] || [ "$s" != "$s0" ]; then
+				r0=$r s0=$s
+			elif [ "$r" -ge $((r0 + 2)) ]; then
+				reached=1
+				break
+			fi
+		fi
 		sleep 0.5
 	done
 	echo "$high" >$H/debloat/high_pct
-	printf '{"type": "recover", "config": "%s", "low_pct": %s, "use_pct_before": %s, "use_pct_after": %s, "reached": %s, "seconds": %s}\n' \
-		"$config" "$low" "$before" "$(use_pct)" $reached $((SECONDS - t0)) >>"$out"
+	echo "$low" >$H/debloat/low_pct
+	printf '{"type": "recover", "config": "%s", "use_pct_before": %s, "use_pct_after": %s, "rounds": %s, "reached": %s, "seconds": %s}\n' \
+		"$config" "$before" "$(use_pct)" $(($(vm hawkeye_debloat_round) - rounds0)) \
+		$reached $((SECONDS - t0)) >>"$out"
 }
 
 for config in $configs; do
@@ -310,7 +330,7 @@ for config in $configs; do
 	if [ $ok = 1 ] && [ -z "$no_pressure" ] && [ -n "$to_low" ] &&
 	   [ "$(cat $H/debloat/enabled)" = 1 ]; then
 		phase recover
-		recover_to_low
+		recover_deep
 	fi
 	if [ $ok = 1 ] && [ -z "$no_pressure" ]; then
 		phase settle

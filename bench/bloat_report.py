@@ -106,12 +106,14 @@ def summarize_config(samples, steps, end, recover=None, dense=None):
         # madvise(), reclaim, migration or the shrinker split.
         "underused_split": delta("underused_split"),
         "mthp_split_elsewhere": delta("mthp_split_all", "mthp_split"),
-        # What the pressure phase faulted (P3, and recovery's run to low_pct
-        # with -r): 2 MB faults, those that fell back, and mTHP faulted in.
+        # What the pressure phase faulted (P3, and recovery's deep run with
+        # -r): 2 MB faults, those that fell back, and mTHP faulted in.
         **pressure_faults(samples),
         # bloat.sh -r: memory use (as recovery counts it) before and after
-        # recovery ran to low_pct at the end of the pressure phase.
-        "recover": {k: recover[k] for k in ("use_pct_before", "use_pct_after", "reached")}
+        # recovery ran as deep as it goes at the end of the pressure phase,
+        # and its rounds.
+        "recover": {k: recover.get(k) for k in ("use_pct_before", "use_pct_after", "rounds",
+                                                "reached")}
         if recover else None,
         # bloat.sh, the mTHP pair: after T2, the server's 64 KB pieces that
         # base pages map whole, none the zero page (redisbloat dense).
@@ -198,8 +200,8 @@ def summarize(data):
     put_spread(cmp, "split_mthp_vs_4kb_large_kept", by_round(
         out, lambda m, k: ratio(large_kb(m, "under_pressure"),
                                 large_kb(k, "under_pressure")), *mthp))
-    # bloat.sh -r: a round where recovery did not get a side to low_pct
-    # did not run as defined, and fails the pair's goals.
+    # bloat.sh -r: a round where recovery did not get a side as deep as it
+    # goes (a round at the floor bar that splits nothing) did not run as defined, and fails the pair's goals.
     cmp["split_mthp_not_recovered_rounds"] = sorted(
         n for n, r in rounds(out).items()
         if any((out[r[m]].get("recover") or {}).get("reached") == 0 for m in mthp if m in r))

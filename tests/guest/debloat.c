@@ -1111,7 +1111,7 @@ TEST_F_TIMEOUT(debloat, in_use_huge_pages_cost_a_few_bytes, 90)
 TEST_F_TIMEOUT(debloat, lowers_the_bar_while_memory_stays_tight, 120)
 {
 	const size_t len = 64 * MB, nr = len / PAGE_SZ;
-	long split0, freed0, bar;
+	long split0, freed0, rounds0, bar, halvings;
 	static const char zero[PAGE_SZ];
 	size_t bad = 0;
 	char *p = map_aligned(len);
@@ -1124,6 +1124,7 @@ TEST_F_TIMEOUT(debloat, lowers_the_bar_while_memory_stays_tight, 120)
 	EXPECT_EQ(256, sysfs_read_long(DEBLOAT "current_threshold"));
 	split0 = vmstat("hawkeye_debloat_thp_split");
 	freed0 = vmstat("hawkeye_debloat_zero_pages_freed");
+	rounds0 = vmstat("hawkeye_debloat_round");
 
 	ASSERT_EQ(0, start_recovery(0));
 	EXPECT_TRUE(wait_huge_kb(p, 0, 90)) {
@@ -1138,6 +1139,10 @@ TEST_F_TIMEOUT(debloat, lowers_the_bar_while_memory_stays_tight, 120)
 	       smaps_kb(p, "Rss"), len >> 10);
 	EXPECT_LE(bar, 128);
 	EXPECT_GE(bar, 32);
+	/* A full round for each halving, and the one that split at the bar. */
+	for (halvings = 0; 256 >> halvings > bar; halvings++)
+		;
+	EXPECT_LE(halvings + 1, vmstat("hawkeye_debloat_round") - rounds0);
 	EXPECT_GE(vmstat("hawkeye_debloat_thp_split") - split0, (long)(len / HPAGE_SZ));
 	EXPECT_GE(vmstat("hawkeye_debloat_zero_pages_freed") - freed0, (long)(nr / 4));
 	EXPECT_LE(smaps_kb(p, "Rss"), (long)(len >> 10) * 3 / 4 + 2048);

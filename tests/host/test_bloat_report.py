@@ -215,16 +215,17 @@ def test_split_to_mthp_by_round():
     assert s["configs"]["HawkEye-64KB/1"]["dense_base_kb"] == 30
     assert s["configs"]["HawkEye-64KB/2"]["dense_base_kb"] is None
 
-    # bloat.sh -r: the use each side's recovery reached; a side that did
-    # not get there fails its round's goals.
+    # bloat.sh -r: the use each side's deep recovery left; a side that did
+    # not get as deep as it goes fails its round's goals.
     def recover(label, reached):
-        return json.dumps({"type": "recover", "config": label, "low_pct": 70, "use_pct_before": 85.0,
-                           "use_pct_after": 70.5 if reached else 80.0, "reached": reached, "seconds": 3})
+        return json.dumps({"type": "recover", "config": label, "use_pct_before": 85.0,
+                           "use_pct_after": 70.5 if reached else 80.0, "rounds": 7,
+                           "reached": reached, "seconds": 3})
     s = report.summarize(report.read(lines + [recover("HawkEye-64KB-split4KB/1", 1),
                                               recover("HawkEye-64KB/1", 1),
                                               recover("HawkEye-64KB-split4KB/2", 0)]))
     assert s["configs"]["HawkEye-64KB/1"]["recover"] == {
-        "use_pct_before": 85.0, "use_pct_after": 70.5, "reached": 1}
+        "use_pct_before": 85.0, "use_pct_after": 70.5, "rounds": 7, "reached": 1}
     assert s["comparisons"]["split_mthp_not_recovered_rounds"] == ["2"]
     assert s["goals"]["split_mthp_keeps_5x_large"] is False
 
