@@ -9,7 +9,8 @@
 #   P3  insert 2 MB values until the dataset is back at the P1 size
 #   T2  GET throughput for TPUT s, after SETTLE s: under pressure
 # With -r, recovery then runs as deep as it goes before the settle
-# wherever it is on: until a round at the floor bar splits nothing.
+# wherever it is on: until whole rounds at the floor bar split nothing
+# in the server; it stays so through T2.
 # Without it a fill that stops between the watermarks starts no episode,
 # and one that goes on stops wherever use fell below low_pct, so two
 # configurations would compare two stopping points, not what recovery
@@ -76,7 +77,7 @@ knobs="$THP/enabled $THP/defrag $KH/pages_to_scan $KH/scan_sleep_millisecs
 	$KH/alloc_sleep_millisecs $KH/max_ptes_none $H/prezero/enabled $H/debloat/enabled
 	$H/promote/policy $H/ingens/util_threshold $H/promote/batch $H/promote/sleep_ms
 	$H/promote/scan_period_ms $THP/hugepages-64kB/enabled $H/debloat/mthp
-	$H/debloat/high_pct"
+	$H/debloat/high_pct $H/debloat/low_pct"
 declare -A orig
 for f in $knobs; do [ -e "$f" ] && orig[$f]=$(sed 's/.*\[\(.*\)\].*/\1/' "$f"); done
 redis_pid= xs_pids=
@@ -84,6 +85,10 @@ reset() {
 	[ -z "$redis_pid" ] || kill -9 "$redis_pid" 2>/dev/null || true
 	[ -z "$xs_pids" ] || kill -9 $xs_pids 2>/dev/null || true
 	for f in "${!orig[@]}"; do echo "${orig[$f]}" >"$f" 2>/dev/null || true; done
+	# high_pct above low_pct at every step: raised first, then low_pct.
+	for f in $H/debloat/high_pct $H/debloat/low_pct; do
+		echo "${orig[$f]}" >"$f" 2>/dev/null || true
+	done
 }
 trap reset EXIT
 
@@ -242,21 +247,24 @@ step() {
 }
 
 # recover_deep: recovery without a low watermark (low_pct 0, high_pct 1:
-# an episode starts at once and never ends by itself) until a whole round
-# at the floor bar (threshold / 8) splits nothing. The bar halves only at
-# the end of a round, so once it reads the floor, every round counted
-# after the next one began at it; the rounds are read before the splits,
-# so the splits read include every counted round's. The watermarks as
-# booted after. A JSON line with the use before and after, the rounds
-# and whether it got there (reached 0 after 900 s: recovery still
-# splitting, which a process that keeps faulting THPs in can cause).
+# an episode starts at once and never ends by itself) until two whole
+# rounds at the floor bar (threshold / 8) split nothing in the server
+# (its debloat_splits; a split can fail once, on a folio it cannot lock).
+# The bar halves only at the end of a round, so once it reads the floor,
+# every round counted after the next one began at it. The splits are read
+# before the rounds at the start and after them at each check, so the
+# splits of every round counted in between are seen. The watermarks stay
+# so through T2 (deep_end puts them back): with low_pct back, khugepaged
+# would collapse what recovery split. A JSON line with the use before and
+# after, the rounds and whether it got there (reached 0 after 900 s:
+# recovery still splitting in the server).
 use_pct() {
 	awk '$1 == "MemTotal:" {t = $2} $1 == "MemAvailable:" {a = $2}
 	     END {printf "%.2f", 100 * (t - a) / t}' /proc/meminfo
 }
+splits() { awk '$1 == "debloat_splits" {print $2}' /proc/$redis_pid/hawkeye; }
 recover_deep() {
-	local high low floor before t0 rounds0 r r0= s s0 reached=0
-	high=$(cat $H/debloat/high_pct) low=$(cat $H/debloat/low_pct)
+	local floor before t0 rounds0 r r0= s s0 reached=0
 	floor=$(($(cat $H/debloat/threshold) / 8))
 	[ $floor -ge 1 ] || floor=1
 	before=$(use_pct) t0=$SECONDS rounds0=$(vm hawkeye_debloat_round)
@@ -265,23 +273,25 @@ recover_deep() {
 	while [ $((SECONDS - t0)) -lt 900 ]; do
 		if [ "$(cat $H/debloat/current_threshold)" -gt $floor ]; then
 			r0=
+		elif [ -z "$r0" ]; then
+			s0=$(splits) r0=$(vm hawkeye_debloat_round)
 		else
-			r=$(vm hawkeye_debloat_round)
-			s=$(($(vm hawkeye_debloat_thp_split) + $(vm hawkeye_debloat_mthp_split)))
-			if [ -z "$r0" ] || [ "$s" != "$s0" ]; then
-				r0=$r s0=$s
-			elif [ "$r" -ge $((r0 + 2)) ]; then
+			r=$(vm hawkeye_debloat_round) s=$(splits)
+			if [ "$s" != "$s0" ]; then
+				r0=
+			elif [ "$r" -ge $((r0 + 3)) ]; then
 				reached=1
 				break
 			fi
 		fi
 		sleep 0.5
 	done
-	echo "$high" >$H/debloat/high_pct
-	echo "$low" >$H/debloat/low_pct
 	printf '{"type": "recover", "config": "%s", "use_pct_before": %s, "use_pct_after": %s, "rounds": %s, "reached": %s, "seconds": %s}\n' \
 		"$config" "$before" "$(use_pct)" $(($(vm hawkeye_debloat_round) - rounds0)) \
 		$reached $((SECONDS - t0)) >>"$out"
+}
+deep_end() {
+	for f in $H/debloat/high_pct $H/debloat/low_pct; do echo "${orig[$f]}" >"$f"; done
 }
 
 for config in $configs; do
@@ -347,6 +357,7 @@ for config in $configs; do
 		r=$("$bindir/redisbloat" dense "$redis_pid") &&
 			echo "${r%\}}, \"type\": \"dense\", \"config\": \"$config\"}" >>"$out" ;;
 	esac
+	[ -z "$to_low" ] || deep_end
 	alive=0
 	kill -0 "$redis_pid" 2>/dev/null && alive=1
 	printf '{"type": "end", "config": "%s", "completed": %s, "server_alive": %s, "oom_kills": %s, "seconds": %s}\n' \

@@ -893,7 +893,9 @@ static bool debloat_episode(struct mem_cgroup *memcg, bool *active,
 	if (more)
 		WRITE_ONCE(*bar, debloat_lower_bar(dom.bar, threshold));
 	WRITE_ONCE(*active, more);
-	count_vm_event(HAWKEYE_DEBLOAT_ROUND);
+	/* The machine's: a cgroup's bar is not current_threshold. */
+	if (!memcg)
+		count_vm_event(HAWKEYE_DEBLOAT_ROUND);
 	return true;
 }
 
