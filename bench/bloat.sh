@@ -256,13 +256,13 @@ step() {
 # splits of every round counted in between are seen. The watermarks stay
 # so through T2 (deep_end puts them back): with low_pct back, khugepaged
 # would collapse what recovery split. A JSON line with the use before and
-# after, the rounds and whether it got there (reached 0 after 900 s:
-# recovery still splitting in the server).
+# after, the rounds and whether it got there (reached 0 after 900 s,
+# recovery still splitting in the server, or once the server is gone).
 use_pct() {
 	awk '$1 == "MemTotal:" {t = $2} $1 == "MemAvailable:" {a = $2}
 	     END {printf "%.2f", 100 * (t - a) / t}' /proc/meminfo
 }
-splits() { awk '$1 == "debloat_splits" {print $2}' /proc/$redis_pid/hawkeye; }
+splits() { awk '$1 == "debloat_splits" {print $2}' /proc/$redis_pid/hawkeye 2>/dev/null || echo gone; }
 recover_deep() {
 	local floor before t0 rounds0 r r0= s s0 reached=0
 	floor=$(($(cat $H/debloat/threshold) / 8))
@@ -270,7 +270,7 @@ recover_deep() {
 	before=$(use_pct) t0=$SECONDS rounds0=$(vm hawkeye_debloat_round)
 	echo 0 >$H/debloat/low_pct
 	echo 1 >$H/debloat/high_pct
-	while [ $((SECONDS - t0)) -lt 900 ]; do
+	while [ $((SECONDS - t0)) -lt 900 ] && kill -0 "$redis_pid" 2>/dev/null; do
 		if [ "$(cat $H/debloat/current_threshold)" -gt $floor ]; then
 			r0=
 		elif [ -z "$r0" ]; then

@@ -15,10 +15,10 @@
  * starts recovery below the watermark, and khugepaged does not collapse
  * back what it split (no split, collapse, split); partially unmapped THPs
  * are freed before reclaim would; the per-cgroup counters of memory.stat
- * count it; promotion shares huge pages between cgroups by
- * memory.thp.weight, over the hierarchy, and stops a cgroup at
- * memory.thp.max, where THP faults and collapses stop before
- * allocating; the memory.thp.* files refuse bad input.
+ * count it; recovery off ends a cgroup's episode; promotion shares huge
+ * pages between cgroups by memory.thp.weight, over the hierarchy, and
+ * stops a cgroup at memory.thp.max, where THP faults and collapses stop
+ * before allocating; the memory.thp.* files refuse bad input.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +35,7 @@
 #define CG_A CGROOT "hawkeye-a/"
 #define CG_B CGROOT "hawkeye-b/"
 #define NR_HUGEPAGES "/proc/sys/vm/nr_hugepages"
+#define SHM_DIR "/dev/hawkeye-shm"
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE 25
 #endif
@@ -268,6 +269,8 @@ FIXTURE_TEARDOWN(containers)
 	if (cg2_remounted)
 		mount("none", CGROOT, NULL, MS_REMOUNT, cg2_remount_opts);
 	knobs_pop();
+	/* What a failed test left mounted: it is charged to A. */
+	umount2(SHM_DIR, MNT_DETACH);
 	cg_kill(CG_A);
 	cg_kill(CG_B);
 	rmdir(CG_A "x");
@@ -914,7 +917,6 @@ TEST_F_TIMEOUT(containers, reclaim_splits_at_recoverys_bar, 240)
 	}
 }
 
-#define SHM_DIR "/dev/hawkeye-shm"
 
 /* @mb written to a file in SHM_DIR (tmpfs): charged to the writer's cgroup. */
 static int fill_shm(long mb)
@@ -983,6 +985,117 @@ TEST_F_TIMEOUT(containers, empty_episode_keeps_its_pace, 120)
 	EXPECT_GT(sysconf(_SC_CLK_TCK) / 2, ticks);
 	unlink(SHM_DIR "/f");
 	umount(SHM_DIR);
+}
+
+/*
+ * @mb of THPs: in the first third, three 4 KB pages in four written (a
+ * byte each: 128 of each THP's 512 subpages zero-filled), in the rest a
+ * byte in each THP. Sends the mapping's address on ready_fd, waits for a
+ * byte on go_fd, reads everything back: exit 0 if all is as written and
+ * the rest zero, 2 if not.
+ */
+static bool quarter_zero_written(size_t i)
+{
+	return i % PAGE_SZ == 7 && i / PAGE_SZ % 4;
+}
+
+static int quarter_zero_then_sparse(long mb)
+{
+	size_t len = mb * MB, q = len / 3, i;
+	unsigned char *p = (unsigned char *)map_aligned(len);
+	char c;
+
+	if (!p)
+		return 4;
+	madvise(p, len, MADV_HUGEPAGE);
+	for (i = 0; i < q; i += PAGE_SZ)
+		if (quarter_zero_written(i + 7))
+			p[i + 7] = byte_at(i);
+	for (i = q; i < len; i += HPAGE_SZ)
+		p[i + 100] = byte_at(i);
+	if (write(ready_fd, &p, sizeof(p)) != sizeof(p) || read(go_fd, &c, 1) != 1)
+		return 4;
+	for (i = 0; i < len; i++) {
+		bool written = i < q ? quarter_zero_written(i) : i % HPAGE_SZ == 100;
+
+		if (p[i] != (written ? byte_at(i - i % PAGE_SZ) : 0))
+			return 2;
+	}
+	return 0;
+}
+
+/*
+ * Recovery off ends a cgroup's episode too. A's episode (58 MB of tmpfs
+ * in 64 MB, low_pct 0: it never ends by itself) has lowered its bar to
+ * the floor in three rounds when recovery goes off. Then a process in A
+ * maps 16 MB of THPs with a quarter of each zero-filled (below the
+ * threshold, above its floor), followed by 32 MB of THPs with a byte
+ * each, and recovery goes on again at watermarks 70/50. A new episode
+ * starts at the threshold: its first round passes over the quarter-zero
+ * THPs, splits sparse ones until A is below 50 % and ends. An episode
+ * that survived would have split the quarter-zero ones first, at its
+ * floor bar: once a sparse one is split (the machine's exact counter;
+ * memory.stat's are flushed lazily), the quarter-zero ones are judged.
+ */
+TEST_F_TIMEOUT(containers, off_ends_the_episode_in_a_cgroup, 180)
+{
+	long episodes, rounds, split;
+	int ready[2], go[2], i;
+	char *p = NULL;
+	double end;
+	pid_t w, a;
+
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "psi_pct", "0"));
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "low_pct", "0"));
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "high_pct", "85"));
+	ASSERT_EQ(0, sysfs_write(KHUGEPAGED "scan_sleep_millisecs", "600000"));
+	ASSERT_EQ(0, cg_write(CG_A, "memory.max", "64M"));
+	ASSERT_EQ(0, cg_write(CG_A, "memory.swap.max", "0"));
+	mkdir(SHM_DIR, 0700);
+	ASSERT_EQ(0, mount("none", SHM_DIR, "tmpfs", 0, "size=96m"));
+	episodes = vmstat("hawkeye_debloat_memcg_episode");
+	rounds = cg_long(CG_A, "memory.stat", "hawkeye_debloat_round");
+	w = cg_run(CG_A, fill_shm, 58);
+	ASSERT_LT(0, w);
+	EXPECT_EQ(0, wait_status(w));
+	/* From the threshold, a round halves the bar: 256, 128, 64, 32. */
+	for (end = now_s() + 60; now_s() < end; sleep_ms(100))
+		if (cg_long(CG_A, "memory.stat", "hawkeye_debloat_round") >= rounds + 3)
+			break;
+	ASSERT_LE(rounds + 3, cg_long(CG_A, "memory.stat", "hawkeye_debloat_round"));
+	ASSERT_LT(episodes, vmstat("hawkeye_debloat_memcg_episode"));
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "enabled", "0"));
+	unlink(SHM_DIR "/f");
+	umount(SHM_DIR);
+
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "high_pct", "70"));
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "low_pct", "50"));
+	ASSERT_EQ(0, child_pipes_open(ready, go));
+	a = cg_run(CG_A, quarter_zero_then_sparse, 48);
+	ASSERT_LT(0, a);
+	ASSERT_EQ(sizeof(p), read(ready[0], &p, sizeof(p)));
+	for (i = 0; i < 8; i++)
+		ASSERT_TRUE(is_thp(a, (unsigned long)p + i * HPAGE_SZ));
+	ASSERT_LE(48 * MB, cg_long(CG_A, "memory.stat", "anon_thp"));
+	episodes = vmstat("hawkeye_debloat_memcg_episode");
+	split = vmstat("hawkeye_debloat_thp_split");
+	ASSERT_EQ(0, sysfs_write(DEBLOAT "enabled", "1"));
+	for (end = now_s() + 60; now_s() < end; sleep_ms(100))
+		if (vmstat("hawkeye_debloat_thp_split") > split)
+			break;
+	TH_LOG("episodes %ld, THPs split %ld, A at %ld kB",
+	       vmstat("hawkeye_debloat_memcg_episode") - episodes,
+	       vmstat("hawkeye_debloat_thp_split") - split,
+	       cg_long(CG_A, "memory.current", NULL) / 1024);
+	ASSERT_LT(split, vmstat("hawkeye_debloat_thp_split"));
+	/* A new episode, at the threshold. */
+	EXPECT_LT(episodes, vmstat("hawkeye_debloat_memcg_episode"));
+	for (i = 0; i < 8; i++)
+		EXPECT_TRUE(is_thp(a, (unsigned long)p + i * HPAGE_SZ))
+			TH_LOG("quarter-zero THP %d split", i);
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	EXPECT_EQ(0, wait_status(a));
+	child_pipes_close(ready, go);
 }
 
 /*

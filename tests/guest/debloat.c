@@ -1140,10 +1140,10 @@ TEST_F_TIMEOUT(debloat, lowers_the_bar_while_memory_stays_tight, 120)
 	       smaps_kb(p, "Rss"), len >> 10);
 	EXPECT_LE(bar, 128);
 	EXPECT_GE(bar, 32);
-	/* A full round for each halving, and the one that split at the bar. */
+	/* Each halving ended a round. */
 	for (halvings = 0; 256 >> halvings > bar; halvings++)
 		;
-	EXPECT_LE(halvings + 1, vmstat("hawkeye_debloat_round") - rounds0);
+	EXPECT_LE(halvings, vmstat("hawkeye_debloat_round") - rounds0);
 	EXPECT_GE(vmstat("hawkeye_debloat_thp_split") - split0, (long)(len / HPAGE_SZ));
 	EXPECT_GE(vmstat("hawkeye_debloat_zero_pages_freed") - freed0, (long)(nr / 4));
 	EXPECT_LE(smaps_kb(p, "Rss"), (long)(len >> 10) * 3 / 4 + 2048);

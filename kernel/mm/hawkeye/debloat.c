@@ -893,8 +893,10 @@ static bool debloat_episode(struct mem_cgroup *memcg, bool *active,
 	if (more)
 		WRITE_ONCE(*bar, debloat_lower_bar(dom.bar, threshold));
 	WRITE_ONCE(*active, more);
-	/* The machine's: a cgroup's bar is not current_threshold. */
-	if (!memcg)
+	/* A cgroup's bar is its own, not current_threshold. */
+	if (memcg)
+		count_memcg_events(memcg, HAWKEYE_DEBLOAT_ROUND, 1);
+	else
 		count_vm_event(HAWKEYE_DEBLOAT_ROUND);
 	return true;
 }
