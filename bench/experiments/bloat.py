@@ -63,10 +63,13 @@ def section_mthp(b):
            "Not in the paper. Both with THP and 64 KB mTHP (`hugepages-64kB/enabled=always`) on, "
            "pre-zeroing and bloat recovery on; `debloat/mthp` 0 splits a bloated huge page to 4 KB, "
            "1 to 64 KB pieces and only the sparse pieces on to 4 KB. Under pressure (T2), MiB; "
-           "mTHP memory is the guest's (per-size `nr_anon`), Redis nearly all of it. The last "
-           "column is what P3 faulted: a 2 MB fault that falls back faults in 64 KB mTHPs, which "
-           "recovery to 4 KB leaves as they are, so `bloat.sh -r` compacts memory before P3 "
-           "for both alike:", ""]
+           "mTHP memory is the guest's (per-size `nr_anon`), Redis nearly all of it. After P3 "
+           "`bloat.sh -r` runs recovery on both as deep as it goes (until two whole rounds at "
+           "the floor bar, `threshold / 8`, split nothing in the server), so that both compare "
+           "what recovery leaves of the same data, not where an episode happened to stop. The "
+           "second last column is what P3 faulted: a 2 MB fault that falls back faults in 64 KB "
+           "mTHPs, which recovery to 4 KB leaves as they are, so `bloat.sh -r` compacts memory "
+           "before P3 for both alike:", ""]
     out += table(["configuration", "memory", "2 MB pages", "64 KB mTHPs", "huge + mTHP",
                   "THPs split", "mTHPs split", "zero pages freed",
                   "P3's 2 MB faults (fell back), mTHP faulted", "dense 64 KB in base pages"],
