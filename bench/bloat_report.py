@@ -201,7 +201,8 @@ def summarize(data):
         out, lambda m, k: ratio(large_kb(m, "under_pressure"),
                                 large_kb(k, "under_pressure")), *mthp))
     # bloat.sh -r: a round where recovery did not get a side as deep as it
-    # goes (a round at the floor bar that splits nothing) did not run as defined, and fails the pair's goals.
+    # goes (whole rounds at the floor bar that split nothing) did not run
+    # as defined, and fails the pair's goals.
     cmp["split_mthp_not_recovered_rounds"] = sorted(
         n for n, r in rounds(out).items()
         if any((out[r[m]].get("recover") or {}).get("reached") == 0 for m in mthp if m in r))

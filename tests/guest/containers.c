@@ -917,7 +917,6 @@ TEST_F_TIMEOUT(containers, reclaim_splits_at_recoverys_bar, 240)
 	}
 }
 
-
 /* @mb written to a file in SHM_DIR (tmpfs): charged to the writer's cgroup. */
 static int fill_shm(long mb)
 {
