@@ -1001,12 +1001,11 @@ static bool quarter_zero_written(size_t i)
 static int quarter_zero_then_sparse(long mb)
 {
 	size_t len = mb * MB, q = len / 3, i;
-	unsigned char *p = (unsigned char *)map_aligned(len);
+	unsigned char *p = (unsigned char *)map_hugepage(len);
 	char c;
 
 	if (!p)
 		return 4;
-	madvise(p, len, MADV_HUGEPAGE);
 	for (i = 0; i < q; i += PAGE_SZ)
 		if (quarter_zero_written(i + 7))
 			p[i + 7] = byte_at(i);
