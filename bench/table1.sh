@@ -47,6 +47,8 @@ thp() { echo "$1" >$THP/enabled; }
 CONFIGS=(
 	"Linux-4KB: thp never"
 	"Linux-2MB: thp always"
+	"Linux-2MB-seq: thp always; fault_clear 1"
+	"Linux-2MB-nt: thp always; fault_clear 2"
 	"HawkEye-4KB: thp never; prezero"
 	"HawkEye-2MB: thp always; prezero"
 	"Ingens-90%: thp always; ingens 90"
@@ -84,6 +86,14 @@ prezero() {
 	[ -n "$idle" ] || refill=-z
 }
 
+# The faster synchronous clears pre-zeroing is measured against: Linux
+# 7.0's sequential whole-folio clear (1), and the same with non-temporal
+# stores (2); 0 is 6.12's own.
+fault_clear() {
+	[ -f $PREZERO/fault_clear ] || { echo "table1.sh: this kernel has no prezero/fault_clear" >&2; exit 1; }
+	echo "$1" >$PREZERO/fault_clear
+}
+
 PROMOTE=/sys/kernel/mm/hawkeye/promote INGENS=/sys/kernel/mm/hawkeye/ingens
 
 orig_enabled=$(current $THP/enabled)
@@ -106,6 +116,7 @@ reset() {
 		echo 0 >$PREZERO/enabled
 		echo "$orig_prezero_rate" >$PREZERO/rate
 		[ -z "$orig_prezero_paced" ] || echo "$orig_prezero_paced" >$PREZERO/paced
+		[ ! -f $PREZERO/fault_clear ] || echo 0 >$PREZERO/fault_clear
 	fi
 	[ -z "$orig_policy" ] || echo "$orig_policy" >$PROMOTE/policy
 	[ -z "$orig_util" ] || echo "$orig_util" >$INGENS/util_threshold

@@ -32,6 +32,8 @@ OPTIONAL = [("prezeroed", "pre-zeroed faults", 1), ("sync_zeroed", "zeroed at fa
 BASE, THP = "Linux-4KB", "Linux-2MB"
 # (base, other): the ratio lines printed, where both configurations ran.
 COMPARISONS = [(BASE, THP), (THP, "HawkEye-2MB"), (THP, "HawkEye-2MB-fixed"),
+               (THP, "Linux-2MB-seq"), (THP, "Linux-2MB-nt"),
+               ("Linux-2MB-seq", "HawkEye-2MB"), ("Linux-2MB-nt", "HawkEye-2MB"),
                (BASE, "HawkEye-4KB"), (BASE, "Ingens-90%"),
                ("Linux-64KB", "HawkEye-64KB"), ("Linux-16KB", "HawkEye-16KB")]
 

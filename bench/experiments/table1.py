@@ -35,6 +35,10 @@ RATIOS = (
 # mTHP sizes run as Linux-<size> and HawkEye-<size> (not in the paper).
 MTHP_SIZES = ("64KB", "16KB")
 
+# Faster synchronous clears of a 2 MB fault than 6.12's (prezero/fault_clear,
+# not in the paper): Linux 7.0's sequential one, and non-temporal stores.
+FAST_CLEARS = ("Linux-2MB-seq", "Linux-2MB-nt")
+
 PAPER = {
     "table1": {
         "source": "Table 1 (§2.2): 10 GB buffer, one byte written per 4 KB page, 10 runs (≈100 GB allocated)",
@@ -167,6 +171,17 @@ def section_table1(t, rd, quick=None):
         )
     if mthp:
         out.append("")
+    fast = [(label, pr(label, "HawkEye-2MB", "avg_fault_us")) for label in FAST_CLEARS]
+    fast = [(label, r) for label, r in fast if r[0] is not None]
+    for label, r in fast:
+        out.append(f"{label}: avg fault Linux-2MB / {label} "
+                   f"{fx_spread(*pr('Linux-2MB', label, 'avg_fault_us'))}; {label} / HawkEye-2MB "
+                   f"{fx_spread(*r)}.")
+    if fast:
+        out += ["", "Linux-2MB-seq clears a 2 MB fault as Linux 7.0 does (sequentially, one string "
+                "operation per range), Linux-2MB-nt with non-temporal stores; both are synchronous. "
+                "Under TCG a store costs what emulating it costs, whatever its kind: "
+                + WHY["zeroing"], ""]
     if quick:
         out += quick_vs_full(t, quick)
     out += recorded(env)
@@ -194,6 +209,11 @@ def section_table1(t, rd, quick=None):
               met="reproduced (goal met)", missed="not reproduced (goal not met)"),
     ]
     claims += [
+        claim(f"a pre-zeroed 2 MB fault is cheaper than one cleared as {label} clears it",
+              "not in the paper", label, "HawkEye-2MB", "avg_fault_us", 1)
+        for label, _ in fast
+    ]
+    claims += [
         claim(f"our goal: pre-zeroed {size} mTHP faults >= 3x faster than Linux's", "-",
               f"Linux-{size}", f"HawkEye-{size}", "avg_fault_us", 3,
               met="reproduced (goal met)", missed="not reproduced (goal not met)")
@@ -204,7 +224,7 @@ def section_table1(t, rd, quick=None):
 
 def size_faults(label):
     """The metric that counts a configuration's faults of its page size."""
-    if label.endswith("2MB"):
+    if "2MB" in label:
         return "thp_fault_alloc"
     return "faults" if label.endswith("4KB") else "mthp_fault_alloc"
 

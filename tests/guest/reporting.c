@@ -6,11 +6,13 @@
  * mark; a zeroing thread that zeroed them again took the memory back from
  * the host, and the next report gave it back again, round and round. Now
  * reporting leaves zeroed blocks alone: the pool stays (up to
- * prezero/target_mb), the zeroing settles to what the workload frees, and
- * faults take the pool.
+ * prezero/target_mb, by default a quarter of memory), the zeroing settles
+ * to what the workload frees, faults take the pool, and reporting gives
+ * the rest of free memory back.
  */
 #include <stdbool.h>
 #include <dirent.h>
+#include <fcntl.h>
 
 #include "kselftest_harness.h"
 #include "hawkeye_test.h"
@@ -47,7 +49,7 @@ static void churn(int secs)
 
 FIXTURE(reporting) {};
 
-static const char *const knobs[] = { PREZERO "rate", PREZERO "enabled" };
+static const char *const knobs[] = { PREZERO "rate", PREZERO "target_mb", PREZERO "enabled" };
 static const struct knob_set setup_knobs[] = {
 	{ PREZERO "rate", "0" }, { PREZERO "enabled", "1" },
 };
@@ -113,6 +115,59 @@ TEST_F_TIMEOUT(reporting, reporting_leaves_the_zeroed_pool_alone, 180)
 	later = vmstat("nr_free_zeroed");
 	TH_LOG("pool: %ld pages after filling, %ld 10 s later", filled, later);
 	EXPECT_LE(filled * 9 / 10, later);
+}
+
+/*
+ * Pages in free blocks reported to the host, at least: a reported block is
+ * a buddy head with PG_reported (PG_uptodate in /proc/kpageflags), of
+ * page_reporting_order (pageblock order, 2 MB) or more.
+ */
+static long reported_pages(void)
+{
+	const uint64_t reported = 1ULL << 10 | 1ULL << 3;	/* KPF_BUDDY, KPF_UPTODATE */
+	int fd = open("/proc/kpageflags", O_RDONLY);
+	uint64_t flags[4096];
+	long heads = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	for (off_t off = 0; (n = pread(fd, flags, sizeof(flags), off)) > 0; off += n)
+		for (ssize_t i = 0; i < n / 8; i++)
+			heads += (flags[i] & reported) == reported;
+	close(fd);
+	return heads * (HPAGE_SZ / PAGE_SZ);
+}
+
+/*
+ * With the default target_mb and a reporting device, the pool is a
+ * quarter of memory, and reporting gives back the rest of a large free
+ * (review finding C4): before, the pool was all free memory, reported
+ * blocks were zeroed when nothing else was left, and the host got
+ * nothing back.
+ */
+TEST_F_TIMEOUT(reporting, the_default_pool_leaves_memory_to_the_host, 300)
+{
+	long quarter = meminfo_kb("MemTotal") / 4 / 4, reported = 0, pool;
+	size_t len = (size_t)meminfo_kb("MemFree") * 1024 / 10 * 7 / HPAGE_SZ * HPAGE_SZ;
+	char *p;
+
+	ASSERT_EQ(0, sysfs_write(PREZERO "target_mb", "0"));
+	p = map_aligned(len);
+	ASSERT_NE(NULL, p);
+	memset(p, 0xa5, len);
+	munmap(p, len);
+	/* Reporting runs 2 s after a free, and on each later one. */
+	for (double end = now_s() + 120; reported < quarter && now_s() < end;) {
+		sleep_ms(100);
+		reported = reported_pages();
+	}
+	pool = vmstat("nr_free_zeroed");
+	TH_LOG("freed %zu MB: %ld MB reported, a pool of %ld MB (a quarter of memory: %ld MB)",
+	       len / MB, reported * PAGE_SZ / MB, pool * PAGE_SZ / MB, quarter * PAGE_SZ / MB);
+	EXPECT_LE(quarter, reported);
+	/* The pool stays within its quarter (of present memory: a bit more). */
+	EXPECT_GE(quarter * 5 / 4, pool);
 }
 
 TEST_HARNESS_MAIN

@@ -3,9 +3,8 @@
  * HawkEye: huge page management (ASPLOS '19) on top of THP.
  *
  * The hooks the core mm calls. Each is a no-op when CONFIG_HAWKEYE is off.
- * Built in but disabled, the allocator's and the fault path's cost a
- * static branch (hawkeye_take_zeroed() also tests and clears a page's
- * stale zero mark first). khugepaged calls hawkeye_promote_enter() and
+ * Built in but disabled, the fault path's cost a static branch (the
+ * allocator's, in mm/hawkeye/zeroed.h, a page flag test too). khugepaged calls hawkeye_promote_enter() and
  * hawkeye_promote_exit() once per process: out of line, they return after
  * a load or two under policy linux. hawkeye_proc_show() runs when
  * /proc/<pid>/hawkeye is read.
@@ -34,63 +33,31 @@ static inline bool hawkeye_prezero_enabled(void)
 }
 
 /*
- * Called by post_alloc_hook() for every page leaving the allocator: the
- * zero mark never outlives the free page it describes. Returns true when
- * the page is known to be zero-filled and pre-zeroing is on, so that the
- * caller may skip zeroing it.
- */
-static inline bool hawkeye_take_zeroed(struct page *page)
-{
-	if (!PageZeroed(page))
-		return false;
-	__ClearPageZeroed(page);
-	return hawkeye_prezero_enabled();
-}
-
-/*
  * Called by free page reporting for each unreported free block. Reporting
- * drops a block's zero mark (the hypervisor may discard its contents), so
- * it would empty the pre-zeroed pool seconds after the thread filled it,
- * the zeroing done for nothing: while pre-zeroing is on, the pool is not
- * reported, and the tails of the free lists stay the pool's (see
- * hawkeye_tail_is_zeroed()). prezero/target_mb bounds the pool, and so
- * what the host does not get back.
+ * lets the hypervisor discard a block, so a zeroed one would lose its
+ * mark and the zeroing thread would take the memory back from the host,
+ * round and round: while pre-zeroing is on, the pool is not reported.
+ * Its size is bounded (prezero/target_mb; with a reporting device, a
+ * quarter of the node by default), so reporting gets the rest.
  */
 static inline bool hawkeye_keep_from_reporting(struct page *page)
 {
 	return hawkeye_prezero_enabled() && PageZeroed(page);
 }
 
+DECLARE_STATIC_KEY_FALSE(hawkeye_fault_clear_key);
+bool __hawkeye_folio_zero_user(struct folio *folio, unsigned long addr_hint);
+
 /*
- * Does the tail of each free list hold the pre-zeroed pool, where
- * allocations that want zeroed memory look? Then only zeroed blocks go
- * there: a block upstream would put at the tail (a likely merge, free page
- * reporting's, one moved to another migratetype) goes to the head, and
- * reporting does not rotate the blocks it passed over to the tail.
+ * Called by folio_zero_user(): clear a huge folio another way than 6.12's
+ * (prezero/fault_clear), the baselines pre-zeroing is measured against.
+ * Returns false to leave it to 6.12's way.
  */
-static inline bool hawkeye_tail_is_zeroed(void)
+static inline bool hawkeye_folio_zero_user(struct folio *folio,
+					   unsigned long addr_hint)
 {
-	return hawkeye_prezero_enabled();
-}
-
-void __hawkeye_count_zeroing(unsigned int order, gfp_t gfp, bool prezeroed);
-
-#ifdef CONFIG_DEBUG_VM
-void hawkeye_check_zeroed(struct page *page, unsigned int order);
-#else
-static inline void hawkeye_check_zeroed(struct page *page, unsigned int order)
-{
-}
-#endif
-
-void hawkeye_count_wasted(unsigned int order);
-
-/* Counts an allocation that had to be zeroed: pre-zeroed or not. */
-static inline void hawkeye_count_zeroing(unsigned int order, gfp_t gfp,
-					 bool prezeroed)
-{
-	if (hawkeye_prezero_enabled())
-		__hawkeye_count_zeroing(order, gfp, prezeroed);
+	return static_branch_unlikely(&hawkeye_fault_clear_key) &&
+	       __hawkeye_folio_zero_user(folio, addr_hint);
 }
 
 DECLARE_STATIC_KEY_FALSE(hawkeye_debloat_key);
@@ -254,17 +221,13 @@ static inline bool hawkeye_prezero_enabled(void)
 	return false;
 }
 
-static inline bool hawkeye_take_zeroed(struct page *page)
-{
-	return false;
-}
-
 static inline bool hawkeye_keep_from_reporting(struct page *page)
 {
 	return false;
 }
 
-static inline bool hawkeye_tail_is_zeroed(void)
+static inline bool hawkeye_folio_zero_user(struct folio *folio,
+					   unsigned long addr_hint)
 {
 	return false;
 }
@@ -288,19 +251,6 @@ static inline unsigned int hawkeye_thp_max_ptes_none(struct folio *folio,
 static inline bool hawkeye_huge_capped(struct mm_struct *mm, bool collapse)
 {
 	return false;
-}
-
-static inline void hawkeye_check_zeroed(struct page *page, unsigned int order)
-{
-}
-
-static inline void hawkeye_count_wasted(unsigned int order)
-{
-}
-
-static inline void hawkeye_count_zeroing(unsigned int order, gfp_t gfp,
-					 bool prezeroed)
-{
 }
 
 static inline bool hawkeye_promote_enabled(void)

@@ -74,6 +74,7 @@ struct hawkeye_region {
 	bool smaller;			/* on the map's smaller list */
 	unsigned int present;		/* PTEs present when last read */
 	unsigned long pass;		/* the sample pass that saw it last */
+	bool per_page;			/* secondary MMUs saw accesses: ask per page */
 };
 
 /* A region picked for promotion. */
@@ -190,8 +191,11 @@ static void map_clear(struct hawkeye_mm *hm)
 	struct hawkeye_region *r;
 	unsigned long index;
 
-	xa_for_each(&hm->map.regions, index, r)
+	/* A region per 2 MB mapped: a large process has millions. */
+	xa_for_each(&hm->map.regions, index, r) {
 		map_remove(hm, r);
+		cond_resched();
+	}
 }
 
 /*
@@ -476,12 +480,18 @@ static struct hawkeye_region *map_young(struct hawkeye_mm *hm,
 					int *nr, unsigned int *present)
 {
 	struct hawkeye_region *r = xa_load(&hm->map.regions, addr >> PMD_SHIFT);
+	bool per_page = r && r->per_page;
 
 	*present = r ? r->present : 0;
-	*nr = hawkeye_young_ptes(vma, addr, young, &hm->map.skipped, present);
+	*nr = hawkeye_young_ptes(vma, addr, young, &hm->map.skipped, present,
+				 &per_page);
 	if (*nr < 0)
 		return NULL;
-	return r ?: map_add(hm, addr);
+	if (!r)
+		r = map_add(hm, addr);
+	if (r)
+		r->per_page = per_page;
+	return r;
 }
 
 /*

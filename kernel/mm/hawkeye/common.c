@@ -137,6 +137,13 @@ static bool secondary_young(struct mm_struct *mm, unsigned long start,
 #endif
 }
 
+/* A page table's own accessed bit tells whether its PTEs need reading. */
+static bool table_young_ok(struct mm_struct *mm)
+{
+	return arch_has_hw_nonleaf_pmd_young() && !lru_gen_enabled() &&
+	       !mm_has_notifiers(mm);
+}
+
 /**
  * hawkeye_young_ptes() - the accessed bits of a 2 MB region
  * @vma: a VMA of hawkeye_walk_regions() (anonymous), under mmap_lock
@@ -144,13 +151,18 @@ static bool secondary_young(struct mm_struct *mm, unsigned long start,
  * @young: NULL when a sample window opens; else the window closes, see below
  * @skipped: counts the calls that read no PTE (see below)
  * @present: if not NULL and the PTEs were read, gets how many are present
+ * @per_page: if not NULL, whether to ask secondary MMUs page by page; gets
+ *	whether they saw an access in the region
  *
  * A window opens (@young NULL): the accessed bits of the base pages mapped
  * there are tested and cleared, secondary MMUs' included, and the access
  * is kept for reclaim and idle page tracking; the caller flushes the TLB
- * after. Secondary MMUs (KVM) are asked once for the whole range, not once
- * per page (512 calls into KVM, each taking its MMU lock): an access they
- * saw anywhere in it counts for every present page.
+ * after. Secondary MMUs (KVM) are asked once for the whole range, which
+ * clears their bits there but tells no page: a yes only makes the caller
+ * ask page by page (*@per_page) from then on, 512 calls into KVM each
+ * taking its MMU lock, while they keep seeing accesses in the region. An
+ * access they saw is so counted, for coverage and reclaim, for the page
+ * it was to, from the region's second window with such accesses.
  *
  * A window closes: the bits are only read. They stay set for reclaim and
  * idle page tracking to find, and the next window's opening clears them,
@@ -173,12 +185,13 @@ static bool secondary_young(struct mm_struct *mm, unsigned long start,
  */
 int hawkeye_young_ptes(struct vm_area_struct *vma, unsigned long addr,
 		       unsigned long *young, unsigned long *skipped,
-		       unsigned int *present)
+		       unsigned int *present, bool *per_page)
 {
 	struct mm_struct *mm = vma->vm_mm;
 	pmd_t *pmd = mm_find_pmd(mm, addr);
 	bool notifiers = mm_has_notifiers(mm);
 	bool clear = !young || notifiers;
+	bool ask_pages = notifiers && per_page && *per_page;
 	bool secondary = false, table_young;
 	int i, nr = 0, mapped = 0;
 	spinlock_t *ptl;
@@ -188,8 +201,7 @@ int hawkeye_young_ptes(struct vm_area_struct *vma, unsigned long addr,
 		return -1;
 	if (young)
 		bitmap_zero(young, HPAGE_PMD_NR);
-	table_young = arch_has_hw_nonleaf_pmd_young() && !lru_gen_enabled() &&
-		      !notifiers;
+	table_young = table_young_ok(mm);
 	if (table_young) {
 		pmd_t pmdval = pmdp_get_lockless(pmd);
 
@@ -204,7 +216,7 @@ int hawkeye_young_ptes(struct vm_area_struct *vma, unsigned long addr,
 	/* Before the PTEs: an access while they are cleared sets it again. */
 	if (table_young && !young)
 		pmdp_test_and_clear_young(vma, addr, pmd);
-	if (clear)
+	if (notifiers && !ask_pages)
 		secondary = secondary_young(mm, addr, addr + HPAGE_PMD_SIZE);
 	for (i = 0; i < HPAGE_PMD_NR; i++, addr += PAGE_SIZE) {
 		pte_t ptent = ptep_get(pte + i);
@@ -220,8 +232,12 @@ int hawkeye_young_ptes(struct vm_area_struct *vma, unsigned long addr,
 			}
 			continue;
 		}
-		if (!ptep_test_and_clear_young(vma, addr, pte + i) && !secondary)
+		if (ask_pages && secondary_young(mm, addr, addr + PAGE_SIZE)) {
+			secondary = true;
+			ptep_test_and_clear_young(vma, addr, pte + i);
+		} else if (!ptep_test_and_clear_young(vma, addr, pte + i)) {
 			continue;
+		}
 		nr++;
 		if (young)
 			__set_bit(i, young);
@@ -238,6 +254,8 @@ int hawkeye_young_ptes(struct vm_area_struct *vma, unsigned long addr,
 	pte_unmap_unlock(pte, ptl);
 	if (present)
 		*present = mapped;
+	if (per_page)
+		*per_page = secondary;
 	return nr;
 }
 

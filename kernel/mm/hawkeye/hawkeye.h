@@ -5,7 +5,8 @@
  *   common.c      helpers of several mechanisms: the process list, holding
  *                 an address space, VMA eligibility, THP accessed-bit
  *                 sampling, the 2 MB region walks, the rate limit, threads
- *   prezero.c     asynchronous pre-zeroing
+ *   prezero.c     asynchronous pre-zeroing: the threads, the fault's clear
+ *   zeroed.c      the index of zeroed free blocks the allocator looks in
  *   debloat.c     bloat recovery, of the machine and inside memory cgroups
  *   memcg.c       memory cgroups: limits, pressure, memory.thp.*
  *   registry.c    the processes promotion works on, a record each
@@ -38,7 +39,7 @@ int hawkeye_dedup_mms(struct mm_struct **mms, int nr);
 bool hawkeye_mm_get(struct mm_struct *mm);
 int hawkeye_young_ptes(struct vm_area_struct *vma, unsigned long addr,
 		       unsigned long *young, unsigned long *skipped,
-		       unsigned int *present);
+		       unsigned int *present, bool *per_page);
 
 /* THPs of a process and how many of them were accessed. */
 struct hawkeye_thp_count {
@@ -156,9 +157,19 @@ static inline bool hawkeye_mm_alive(struct mm_struct *mm)
 /* Pre-zeroing knobs; the threads read them with READ_ONCE(). */
 struct hawkeye_prezero_params {
 	unsigned int rate;		/* 4 KB pages per second per node, 0: no limit */
-	unsigned int target_mb;		/* zeroed free memory per node, 0: all of it */
+	unsigned int idle_rate;		/* ... paced, while the CPU is otherwise idle */
+	unsigned int target_mb;		/* zeroed free memory per node, 0: automatic */
 	unsigned int nontemporal;	/* non-temporal stores where the CPU has them */
 	unsigned int paced;		/* rate only while the CPU has other work */
+	unsigned int fault_clear;	/* how a THP fault clears: enum fault_clear */
+};
+
+/* How a huge page fault clears its folio when it was not pre-zeroed. */
+enum fault_clear {
+	FAULT_CLEAR_UPSTREAM,		/* 6.12's: 4 KB at a time, toward the fault */
+	FAULT_CLEAR_SEQUENTIAL,		/* 7.0's: whole contiguous ranges */
+	FAULT_CLEAR_NONTEMPORAL,	/* sequential, non-temporal stores */
+	NR_FAULT_CLEAR,
 };
 
 #define HAWKEYE_PREZERO_MAX_RATE	(1U << 24)
@@ -169,6 +180,8 @@ int hawkeye_prezero_set_enabled(bool on);
 int hawkeye_prezero_set_rate(unsigned int rate);
 int hawkeye_prezero_set_paced(unsigned int paced);
 int hawkeye_prezero_set_target_mb(unsigned int mb);
+int hawkeye_prezero_set_idle_rate(unsigned int rate);
+int hawkeye_prezero_set_fault_clear(unsigned int mode);
 
 /* Bloat recovery knobs; the thread reads them with READ_ONCE(). */
 struct hawkeye_debloat_params {

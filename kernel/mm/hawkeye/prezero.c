@@ -4,12 +4,18 @@
  *
  * A kernel thread per node takes free buddy blocks of at least huge page
  * size off the free lists, zeroes them with non-temporal stores, and puts
- * them back at the tail of their free list marked PageZeroed(). The blocks
- * stay free memory: any allocation may take them, and the allocator hands
- * them first to __GFP_ZERO allocations (anonymous faults, THP faults with
- * pre-zeroing on), which then skip zeroing. The thread runs at the lowest
- * priority, holds to a rate (while its CPU has other work, when paced) and
- * leaves zones alone while they are short of free memory.
+ * them back as upstream puts an isolated block back, marked PageZeroed()
+ * and recorded in the zone's index (zeroed.c). The blocks stay free
+ * memory: any allocation may take them, and the allocator hands them
+ * first to __GFP_ZERO allocations of user memory (anonymous faults),
+ * which then skip zeroing. The thread runs at the lowest priority, holds
+ * to a rate, a higher one while its CPU is otherwise idle when paced (the
+ * node's memory bandwidth is shared), and leaves zones alone while they
+ * are short of free memory.
+ *
+ * Also here: how a huge page fault clears a folio that was not
+ * pre-zeroed (prezero/fault_clear), the baselines pre-zeroing is
+ * measured against.
  *
  * See Documentation/admin-guide/mm/hawkeye.rst.
  */
@@ -36,6 +42,7 @@
 #include "../internal.h"
 #include "../page_reporting.h"
 #include "hawkeye.h"
+#include "zeroed.h"
 
 /*
  * Smaller free blocks are left alone while a larger one is left: they are
@@ -43,13 +50,16 @@
  * zeroing. See prezero_min_order().
  */
 #define PREZERO_ORDER	HPAGE_PMD_ORDER
-/* Free blocks looked at per list, from its head. */
+/* Free blocks looked at per list, from its head and from its tail. */
 #define PREZERO_LOOKUP	8
+/* With a free page reporting device, target_mb 0 keeps this much zeroed. */
+#define PREZERO_REPORTING_SHARE	4	/* a quarter of the node */
 
 DEFINE_STATIC_KEY_FALSE(hawkeye_prezero_key);
 
 struct hawkeye_prezero_params hawkeye_prezero = {
 	.rate = 10000,		/* the paper's: at most ~10k pages a second */
+	.idle_rate = 262144,	/* 1 GiB/s, a few % of a node's bandwidth */
 	.target_mb = 0,
 	.nontemporal = 1,
 	.paced = 1,
@@ -65,25 +75,77 @@ static struct task_struct *prezero_threads[MAX_NUMNODES];
 static DECLARE_BITMAP(prezero_idle, MAX_NUMNODES);
 static DECLARE_WAIT_QUEUE_HEAD(prezero_wait);
 
-/* Non-temporal stores do not pull the page into the cache. */
-static void clear_page_nt(void *addr)
-{
-#ifdef CONFIG_X86_64
-	char *p = addr, *end = p + PAGE_SIZE;
+DEFINE_STATIC_KEY_FALSE(hawkeye_fault_clear_key);
 
-	for (; p < end; p += 64)
-		asm volatile("movnti %1, 0(%0)\n\t"
-			     "movnti %1, 8(%0)\n\t"
-			     "movnti %1, 16(%0)\n\t"
-			     "movnti %1, 24(%0)\n\t"
-			     "movnti %1, 32(%0)\n\t"
-			     "movnti %1, 40(%0)\n\t"
-			     "movnti %1, 48(%0)\n\t"
-			     "movnti %1, 56(%0)"
-			     : : "r" (p), "r" (0UL) : "memory");
-#else
-	clear_page(addr);
-#endif
+/* Pages on each side of the fault's cleared last, as 7.0 does. */
+#define FAULT_CLEAR_WIDTH	2
+
+/* Clear pages [@start, @end) of @folio, 2 MB per string operation at most. */
+static void fault_clear_range(struct folio *folio, long start, long end, bool nt)
+{
+	while (start < end) {
+		unsigned int i, n = min_t(long, end - start, HPAGE_PMD_NR);
+		void *addr = folio_address(folio) + start * PAGE_SIZE;
+
+		if (nt)
+			for (i = 0; i < n; i++)
+				clear_page_nt(addr + i * PAGE_SIZE);
+		else
+			clear_pages(addr, n);
+		start += n;
+		cond_resched();
+	}
+}
+
+/**
+ * __hawkeye_folio_zero_user - clear a huge folio as prezero/fault_clear says
+ * @folio: the folio, not pre-zeroed
+ * @addr_hint: the faulting address
+ *
+ * 1 is Linux 7.0's folio_zero_user(): three contiguous ranges, each with
+ * one string operation, the fault's neighbourhood last so that it is still
+ * cached when the fault returns; 6.12 clears 4 KB at a time from both ends
+ * toward the fault. 2 is the same order with non-temporal stores.
+ *
+ * Return: true if the folio was cleared, false to leave it to 6.12's way
+ * (fault_clear 0, highmem, gigantic folios).
+ */
+bool __hawkeye_folio_zero_user(struct folio *folio, unsigned long addr_hint)
+{
+	unsigned int mode = READ_ONCE(hawkeye_prezero.fault_clear);
+	long nr = folio_nr_pages(folio);
+	long fault = (addr_hint - ALIGN_DOWN(addr_hint, folio_size(folio))) >> PAGE_SHIFT;
+	long lo = clamp_t(long, fault - FAULT_CLEAR_WIDTH, 0, nr);
+	long hi = clamp_t(long, fault + FAULT_CLEAR_WIDTH + 1, 0, nr);
+	bool nt = mode == FAULT_CLEAR_NONTEMPORAL;
+
+	if (mode == FAULT_CLEAR_UPSTREAM || folio_test_highmem(folio) ||
+	    nr > MAX_ORDER_NR_PAGES)
+		return false;
+	fault_clear_range(folio, 0, lo, nt);
+	fault_clear_range(folio, hi, nr, nt);
+	fault_clear_range(folio, lo, hi, nt);
+	if (nt)
+		wmb();	/* as clear_page()'s stores are, before the folio is mapped */
+	return true;
+}
+
+/**
+ * hawkeye_prezero_set_fault_clear - choose how huge page faults clear
+ * @mode: an enum fault_clear; sysfs checked its bounds
+ *
+ * Return: 0.
+ */
+int hawkeye_prezero_set_fault_clear(unsigned int mode)
+{
+	mutex_lock(&prezero_mutex);
+	WRITE_ONCE(hawkeye_prezero.fault_clear, mode);
+	if (mode == FAULT_CLEAR_UPSTREAM)
+		static_branch_disable(&hawkeye_fault_clear_key);
+	else
+		static_branch_enable(&hawkeye_fault_clear_key);
+	mutex_unlock(&prezero_mutex);
+	return 0;
 }
 
 static void zero_block(struct page *page, unsigned int order, bool nt)
@@ -106,27 +168,30 @@ static void zero_block(struct page *page, unsigned int order, bool nt)
 }
 
 /*
- * The first block of @list to zero: not zeroed, and preferably not one
- * given back to the hypervisor by free page reporting (zeroing that one
- * takes its memory back). Reporting leaves zeroed blocks alone, so a
- * reported block once zeroed stays in the pool: prezero/target_mb bounds
- * what the hypervisor does not get back.
+ * A block of @list to zero: not zeroed, and not one given back to the
+ * hypervisor by free page reporting (zeroing it takes the memory back).
+ * Frees go to the head of a list, isolated blocks (zeroed or reported)
+ * back to the tail: both ends are looked at, a few blocks each.
  */
 static struct page *prezero_find_block(struct list_head *list)
 {
-	struct page *page, *reported = NULL;
+	struct page *page;
 	int seen = 0;
 
 	list_for_each_entry(page, list, buddy_list) {
-		/* Zeroed blocks are put back at the tail: the rest is zeroed. */
-		if (PageZeroed(page) || ++seen > PREZERO_LOOKUP)
+		if (++seen > PREZERO_LOOKUP)
 			break;
-		if (!page_reported(page))
+		if (!PageZeroed(page) && !page_reported(page))
 			return page;
-		if (!reported)
-			reported = page;
 	}
-	return reported;
+	seen = 0;
+	list_for_each_entry_reverse(page, list, buddy_list) {
+		if (++seen > PREZERO_LOOKUP)
+			break;
+		if (!PageZeroed(page) && !page_reported(page))
+			return page;
+	}
+	return NULL;
 }
 
 /*
@@ -177,7 +242,7 @@ static unsigned long prezero_one_block(struct zone *zone, bool nt)
 	zero_block(page, order, nt);
 
 	spin_lock_irq(&zone->lock);
-	__SetPageZeroed(page);
+	__SetPageZeroed(page);	/* the allocator records it in the index */
 	__putback_isolated_page(page, order, get_pageblock_migratetype(page));
 	spin_unlock_irq(&zone->lock);
 
@@ -201,10 +266,24 @@ static unsigned long node_free_zeroed(pg_data_t *pgdat)
 	return nr;
 }
 
+/*
+ * target_mb in pages; 0 is all free memory, but with a free page reporting
+ * device a share of the node, so that reporting gets the rest back.
+ */
+static unsigned long prezero_target(pg_data_t *pgdat)
+{
+	unsigned long mb = READ_ONCE(hawkeye_prezero.target_mb);
+
+	if (mb)
+		return mb << (20 - PAGE_SHIFT);
+	if (static_key_enabled(&page_reporting_enabled))
+		return pgdat->node_present_pages / PREZERO_REPORTING_SHARE;
+	return 0;
+}
+
 static unsigned long prezero_node(pg_data_t *pgdat)
 {
-	unsigned long target = (unsigned long)READ_ONCE(hawkeye_prezero.target_mb)
-			       << (20 - PAGE_SHIFT);
+	unsigned long target = prezero_target(pgdat);
 	bool nt = READ_ONCE(hawkeye_prezero.nontemporal);
 	unsigned long done;
 	int z;
@@ -275,17 +354,16 @@ static int prezero_thread(void *data)
 			continue;
 		}
 		/*
-		 * Paced, the rate is a cap for when the CPU has other work:
-		 * alone on it, the thread only uses idle time.
+		 * Paced, the rate is a cap for when the CPU has other work;
+		 * alone on it, the thread uses idle time up to idle_rate: the
+		 * memory bandwidth it takes is the node's, not its CPU's.
 		 */
-		if (paced) {
-			if (single_task_running()) {
-				next = ktime_get();
-				cond_resched();
-				continue;
-			}
-			count_vm_event(HAWKEYE_PREZERO_BACKOFF);
+		if (paced && single_task_running()) {
+			hawkeye_throttle(&next, done, READ_ONCE(hawkeye_prezero.idle_rate));
+			continue;
 		}
+		if (paced)
+			count_vm_event(HAWKEYE_PREZERO_BACKOFF);
 		hawkeye_throttle(&next, done, rate);
 	}
 	return 0;
@@ -317,9 +395,10 @@ static void prezero_stop_threads(void)
  * hawkeye_prezero_set_enabled - turn pre-zeroing on or off
  * @on: the new state
  *
- * On starts one zeroing thread per node with memory, enables the static
- * key and moves zeroed blocks to the tails of the free lists; off
- * disables the key and stops the threads (the marks stay, unused). Called
+ * On gives each zone an index of zeroed blocks, starts one zeroing thread
+ * per node with memory and enables the static key; off disables the key,
+ * stops the threads and drains the pcp lists (the marks stay, unused:
+ * the allocator is upstream's). Called
  * by sysfs (prezero/enabled) and by the hawkeye_prezero= boot parameter.
  *
  * Return: 0, -EOPNOTSUPP where pre-zeroing cannot be correct (the reason
@@ -336,6 +415,8 @@ int hawkeye_prezero_set_enabled(bool on)
 	if (!on) {
 		static_branch_disable(&hawkeye_prezero_key);
 		prezero_stop_threads();
+		/* Off is upstream's: no page waits on the zeroed pcp lists. */
+		drain_all_pages(NULL);
 		goto out;
 	}
 	why = prezero_unsupported();
@@ -344,6 +425,9 @@ int hawkeye_prezero_set_enabled(bool on)
 		ret = -EOPNOTSUPP;
 		goto out;
 	}
+	ret = zeroed_index_init();
+	if (ret)
+		goto out;
 	for_each_node_state(nid, N_MEMORY) {
 		/* On the node it zeroes: local stores, that node's CPU time. */
 		ret = hawkeye_thread_start(&prezero_threads[nid], prezero_thread,
@@ -354,7 +438,6 @@ int hawkeye_prezero_set_enabled(bool on)
 		}
 	}
 	static_branch_enable(&hawkeye_prezero_key);
-	zeroed_blocks_to_tail();
 out:
 	mutex_unlock(&prezero_mutex);
 	return ret;
@@ -403,6 +486,17 @@ int hawkeye_prezero_set_paced(unsigned int paced)
 }
 
 /**
+ * hawkeye_prezero_set_idle_rate - set the paced threads' rate on idle CPUs
+ * @rate: pages per second and node, 0 for no limit; sysfs checked its bounds
+ *
+ * Return: 0.
+ */
+int hawkeye_prezero_set_idle_rate(unsigned int rate)
+{
+	return prezero_set_and_wake(&hawkeye_prezero.idle_rate, rate);
+}
+
+/**
  * hawkeye_prezero_set_target_mb - set how much free memory to keep zeroed
  * @mb: megabytes per node
  *
@@ -418,17 +512,13 @@ int hawkeye_prezero_set_target_mb(unsigned int mb)
 }
 
 #ifdef CONFIG_DEBUG_VM
-/**
- * hawkeye_check_zeroed - check that a page handed out as pre-zeroed is zero
- * @page: the first page of the allocation
- * @order: its order
- *
- * A pre-zeroed page that is not zero is a lost write or a stale mark: warn
+/*
+ * A page handed out as pre-zeroed of @order must be zero. A pre-zeroed page that is not zero is a lost write or a stale mark: warn
  * once and zero it. The first and last cache line of each subpage only:
  * cheap enough for every fault of a debug kernel, and what was written
  * over a zeroed page (a hibernation image, a stray store) shows there too.
  */
-void hawkeye_check_zeroed(struct page *page, unsigned int order)
+static void hawkeye_check_zeroed(struct page *page, unsigned int order)
 {
 	unsigned long i;
 
@@ -446,28 +536,24 @@ void hawkeye_check_zeroed(struct page *page, unsigned int order)
 		}
 	}
 }
+#else
+static inline void hawkeye_check_zeroed(struct page *page, unsigned int order)
+{
+}
 #endif
 
-/**
- * __hawkeye_count_zeroing - count an allocation that had to be zero
- * @order: its order
- * @gfp: its flags; only movable (user) memory is counted
- * @prezeroed: whether it was pre-zeroed or the allocator zeroed it
- *
+/*
  * The hawkeye_fault_{prezeroed,sync_zero}_{4k,2m} events, and per size
  * (mTHP and 2 MB) the hawkeye_fault_{prezeroed,sync_zero} files in
  * /sys/kernel/mm/transparent_hugepage/hugepages-<size>kB/stats/. Paced,
- * one that was not pre-zeroed wakes its node's thread if that one sleeps
- * with nothing to zero (hawkeye_prezero_woken).
+ * one that was not pre-zeroed wakes the thread of the page's node if that
+ * one sleeps with nothing to zero (hawkeye_prezero_woken).
  */
-void __hawkeye_count_zeroing(unsigned int order, gfp_t gfp, bool prezeroed)
+static void prezero_count_zeroing(struct page *page, unsigned int order,
+				  bool prezeroed)
 {
-	/* User memory is movable; page tables and the like are not counted. */
-	if (!(gfp & __GFP_MOVABLE))
-		return;
-	/* The pool of this node ran dry: refill it now, not in a second. */
 	if (!prezeroed && READ_ONCE(hawkeye_prezero.paced)) {
-		int nid = numa_node_id();
+		int nid = page_to_nid(page);
 
 		if (test_bit(nid, prezero_idle) &&
 		    test_and_clear_bit(nid, prezero_idle)) {
@@ -486,15 +572,33 @@ void __hawkeye_count_zeroing(unsigned int order, gfp_t gfp, bool prezeroed)
 }
 
 /**
- * hawkeye_count_wasted - count pre-zeroed pages zeroed for nothing
- * @order: the order of an allocation that did not need zeroed memory
+ * __zeroed_page_needs_init - a page leaves the allocator, pre-zeroing on
+ * @page: the first page of the allocation
+ * @order: its order
+ * @gfp: its flags
+ * @init: whether the allocator would zero it
+ * @zeroed: whether it was pre-zeroed (its mark, now cleared)
  *
- * The hawkeye_prezero_wasted event: an allocation that did not need zeroed
- * memory (page cache, copy-on-write, kernel) took pre-zeroed pages.
+ * Counts, for user (movable) memory that must be zero, whether it was
+ * pre-zeroed or must be zeroed now; and, as hawkeye_prezero_wasted,
+ * pre-zeroed pages taken by an allocation that did not need them.
+ *
+ * Return: whether the allocator must still zero the page.
  */
-void hawkeye_count_wasted(unsigned int order)
+bool __zeroed_page_needs_init(struct page *page, unsigned int order, gfp_t gfp,
+			      bool init, bool zeroed)
 {
-	count_vm_events(HAWKEYE_PREZERO_WASTED, 1 << order);
+	if (!init) {
+		if (zeroed)
+			count_vm_events(HAWKEYE_PREZERO_WASTED, 1 << order);
+		return false;
+	}
+	/* Page tables and the like are not counted. */
+	if (gfp & __GFP_MOVABLE)
+		prezero_count_zeroing(page, order, zeroed);
+	if (zeroed)
+		hawkeye_check_zeroed(page, order);
+	return !zeroed;
 }
 
 #ifdef CONFIG_HIBERNATION

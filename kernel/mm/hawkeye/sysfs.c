@@ -82,6 +82,10 @@ static struct hawkeye_knob prezero_knobs[] = {
 	     .set = hawkeye_prezero_set_target_mb),
 	KNOB(nontemporal, &hawkeye_prezero.nontemporal, 0, 1),
 	KNOB(paced, &hawkeye_prezero.paced, 0, 1, .set = hawkeye_prezero_set_paced),
+	KNOB(idle_rate, &hawkeye_prezero.idle_rate, 0, HAWKEYE_PREZERO_MAX_RATE,
+	     .set = hawkeye_prezero_set_idle_rate),
+	KNOB(fault_clear, &hawkeye_prezero.fault_clear, 0, NR_FAULT_CLEAR - 1,
+	     .set = hawkeye_prezero_set_fault_clear),
 };
 
 static struct hawkeye_knob debloat_knobs[] = {

@@ -161,6 +161,8 @@ static struct page *pa_test_start(struct kunit *test, struct zone **zonep)
 	/* The halves of a test block are pageblocks. */
 	if (pageblock_order != HALF_ORDER)
 		kunit_skip(test, "pageblock order %d", pageblock_order);
+	/* As turning pre-zeroing on does. */
+	KUNIT_ASSERT_EQ(test, zeroed_index_init(), 0);
 	page = pa_test_take_block(zone);
 	if (!page)
 		kunit_skip(test, "no free order-%d block in %s", TEST_ORDER, zone->name);

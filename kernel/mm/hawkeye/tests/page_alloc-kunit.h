@@ -6,7 +6,9 @@
  * The invariant every case checks: a free block marked PageZeroed() holds
  * only zero bytes, and NR_FREE_ZEROED counts exactly the marked pages on
  * the free lists. Beside it, each case checks that a mark that may stay
- * does stay (a lost mark costs a zeroing; a kept wrong one leaks data).
+ * does stay (a lost mark costs a zeroing; a kept wrong one leaks data),
+ * that the zone's index finds what it should, and that blocks are placed
+ * as upstream places them.
  *
  * Each case takes a free MAX_PAGE_ORDER block off the free lists, so that
  * nobody else uses it, and works on it under the zone lock.
@@ -54,20 +56,23 @@ static void pa_test_merge(struct kunit *test)
 
 /*
  * Expand: taking one page of a zeroed block leaves every remaining part
- * marked on the free lists and tells the taker its page is zero; given
- * back, the parts merge into one zeroed block again.
+ * marked on the free lists, recorded in the index, and tells the taker
+ * its page is zero; given back, the parts merge into one zeroed block
+ * again, recorded too.
  */
 static void pa_test_expand(struct kunit *test)
 {
 	struct zone *zone;
 	struct page *page = pa_test_start(test, &zone);
 	int mt = get_pageblock_migratetype(page);
+	bool was_on = pa_test_key_on();
 	struct pa_checks c = { };
 	unsigned int order;
 
 	pa_test_fill(page, TEST_ORDER, 0);
 	spin_lock_irq(&zone->lock);
 	pa_test_put(page, TEST_ORDER, true);
+	pa_check(&c, zeroed_index_take(zone, TEST_ORDER, mt) == page);
 	page_del_and_expand(zone, page, 0, TEST_ORDER, mt);
 	pa_check(&c, !PageBuddy(page));
 	pa_check(&c, PageZeroed(page));
@@ -76,11 +81,64 @@ static void pa_test_expand(struct kunit *test)
 
 		pa_check(&c, pa_test_free_block(part, order));
 		pa_check(&c, PageZeroed(part));
+		/* Away from allocations that need no zeroing. */
+		pa_check(&c, part == list_last_entry(&zone->free_area[order].free_list[mt],
+						     struct page, buddy_list));
 	}
+	pa_check(&c, zeroed_index_take(zone, 0, mt) == page + 1);
+	pa_check(&c, zeroed_index_take(zone, HALF_ORDER, mt) == page + (1 << HALF_ORDER));
 	pa_check_marks(&c, zone);
 	pa_test_put(page, 0, true);
 	pa_check(&c, pa_test_free_block(page, TEST_ORDER));
 	pa_check(&c, PageZeroed(page));
+	pa_check(&c, zeroed_index_take(zone, TEST_ORDER, mt) == page);
+	pa_check_marks(&c, zone);
+	spin_unlock_irq(&zone->lock);
+	pa_test_key_restore(was_on);
+	pa_test_end(test, &c, zone, page);
+}
+
+/*
+ * The index hands out only what is still a free zeroed block of the order
+ * recorded, on the free list of the migratetype asked for: an entry whose
+ * block was allocated without the index, merged, or isolated is dropped.
+ */
+static void pa_test_index_stale(struct kunit *test)
+{
+	struct zone *zone;
+	struct page *page = pa_test_start(test, &zone);
+	struct page *half = page + (1 << HALF_ORDER);
+	int mt = get_pageblock_migratetype(page);
+	struct pa_checks c = { };
+
+	pa_test_fill(page, TEST_ORDER, 0);
+	spin_lock_irq(&zone->lock);
+	/* Allocated by an allocation that did not look in the index. */
+	pa_test_put(page, HALF_ORDER, true);
+	del_page_from_free_list(page, zone, HALF_ORDER, mt);
+	pa_check(&c, !PageZeroed(page));
+	pa_check(&c, zeroed_index_take(zone, HALF_ORDER, mt) != page);
+	/* Merged: found at the merged order only. */
+	pa_test_put(page, HALF_ORDER, true);
+	pa_test_put(half, HALF_ORDER, true);
+	pa_check(&c, pa_test_free_block(page, TEST_ORDER));
+	pa_check(&c, zeroed_index_take(zone, HALF_ORDER, mt) != half);
+	pa_check(&c, zeroed_index_take(zone, TEST_ORDER, mt) == page);
+	pa_test_retake(&c, zone, page);
+	/* Another migratetype asked for, or isolated: not handed out. */
+	pa_test_put(page, HALF_ORDER, true);
+	pa_check(&c, zeroed_index_take(zone, HALF_ORDER, MIGRATE_UNMOVABLE) != page);
+#ifdef CONFIG_MEMORY_ISOLATION
+	del_page_from_free_list(page, zone, HALF_ORDER, mt);
+	pa_test_put(page, HALF_ORDER, true);
+	pa_check(&c, move_freepages_block_isolate(zone, page, MIGRATE_ISOLATE));
+	pa_check(&c, zeroed_index_take(zone, HALF_ORDER, mt) != page);
+	pa_check(&c, move_freepages_block_isolate(zone, page, mt));
+	pa_check(&c, PageZeroed(page));
+#endif
+	pa_check_marks(&c, zone);
+	/* Merge the halves for pa_test_end(). */
+	pa_test_put(half, HALF_ORDER, false);
 	pa_check_marks(&c, zone);
 	spin_unlock_irq(&zone->lock);
 	pa_test_end(test, &c, zone, page);
@@ -133,10 +191,10 @@ static struct list_head *pa_test_pcp_start(struct per_cpu_pages *pcp, unsigned i
 }
 
 /*
- * pcp fill and drain: a __GFP_ZERO refill (ALLOC_ZEROED) of a pcp list
- * takes zeroed pages, marked, and lists them last; drained back, marked
- * pages merge into a marked block at the tail of its list, where the next
- * refill finds it; a page that lost its mark unmarks the merged block.
+ * pcp fill and drain: a __GFP_ZERO refill (ALLOC_ZEROED) of the zeroed pcp
+ * list takes zeroed pages, marked, from the index; drained back, marked
+ * pages merge into a marked block, recorded in the index again; a page
+ * that lost its mark unmarks the merged block.
  */
 static void pa_test_pcp(struct kunit *test)
 {
@@ -144,41 +202,38 @@ static void pa_test_pcp(struct kunit *test)
 	struct page *page = pa_test_start(test, &zone);
 	int mt = get_pageblock_migratetype(page);
 	struct per_cpu_pages pcp = { };
-	unsigned int pindex = order_to_pindex(mt, 0);
+	unsigned int pindex = zeroed_pcp_pindex(0, ALLOC_ZEROED);
 	struct list_head *list = pa_test_pcp_start(&pcp, pindex, zone, page);
 	struct page *pos, *written = NULL;
-	bool seen_zeroed = false, zeroed_last = true;
 	bool was_on = pa_test_key_on();
 	struct pa_checks c = { };
 	int from_block = 0;
 
+	KUNIT_EXPECT_EQ(test, pindex, PCP_ZEROED_PINDEX);
+	KUNIT_EXPECT_EQ(test, pindex_to_order(pindex), 0);
+	KUNIT_EXPECT_EQ(test, zeroed_pcp_pindex(0, 0), 0);
+	KUNIT_EXPECT_EQ(test, zeroed_pcp_pindex(1, ALLOC_ZEROED), 0);
 	pcp.count = rmqueue_bulk(zone, 0, 16, list, mt, ALLOC_ZEROED);
 	KUNIT_EXPECT_EQ(test, pcp.count, 16);
 	list_for_each_entry(pos, list, pcp_list) {
-		if (PageZeroed(pos)) {
-			seen_zeroed = true;
-			KUNIT_EXPECT_TRUE(test, pa_test_is_zero(pos, 0));
-		} else {
-			zeroed_last &= !seen_zeroed;
-		}
-		if (pos >= page && pos < page + (1 << TEST_ORDER)) {
-			from_block++;
-			KUNIT_EXPECT_TRUE(test, PageZeroed(pos));
-		}
+		if (pos < page || pos >= page + (1 << TEST_ORDER))
+			continue;
+		from_block++;
+		KUNIT_EXPECT_TRUE(test, PageZeroed(pos));
+		KUNIT_EXPECT_TRUE(test, pa_test_is_zero(pos, 0));
 	}
-	KUNIT_EXPECT_TRUE(test, zeroed_last);
-	/* Ours is the zone's only zeroed block while pre-zeroing is off. */
-	if (!was_on)
-		KUNIT_EXPECT_EQ(test, from_block, 16);
+	/* Ours is the newest block in the index. */
+	KUNIT_EXPECT_EQ(test, from_block, 16);
 
 	free_pcppages_bulk(zone, pcp.count, &pcp, pindex);
 	KUNIT_EXPECT_EQ(test, pcp.count, 0);
 	spin_lock_irq(&zone->lock);
 	pa_check(&c, pa_test_free_block(page, TEST_ORDER));
 	pa_check(&c, PageZeroed(page));
-	pa_check(&c, page == list_last_entry(&zone->free_area[TEST_ORDER].free_list[mt],
-					     struct page, buddy_list));
+	pa_check(&c, zeroed_index_take(zone, TEST_ORDER, mt) == page);
 	pa_check_marks(&c, zone);
+	/* Recorded again for the next refill. */
+	zeroed_index_add(zone, page, TEST_ORDER);
 	spin_unlock_irq(&zone->lock);
 	pa_report(test, &c);
 
@@ -202,68 +257,63 @@ static void pa_test_pcp(struct kunit *test)
 	pa_test_end(test, &c, zone, page);
 }
 
-/*
- * Is the first page a refill of @mt takes (the head of the smallest
- * non-empty free list) unzeroed? Our test block's zeroed remainders may be
- * the only small free blocks in the zone.
- */
-static bool pa_test_plain_first(struct zone *zone, int mt)
+/* Order-0 allocations of @n pages from a private pcp: how many refills. */
+static int pa_test_refills(struct zone *zone, int mt, unsigned int alloc_flags, int n)
 {
-	struct page *page = NULL;
-	unsigned int order;
+	struct per_cpu_pages pcp = { .high = 64, .high_min = 64, .high_max = 64, .batch = 8 };
+	unsigned int pindex = zeroed_pcp_pindex(0, alloc_flags) ?: order_to_pindex(mt, 0);
+	struct list_head *list = &pcp.lists[pindex];
+	int i, refills = 0;
+	LIST_HEAD(taken);
 
-	spin_lock_irq(&zone->lock);
-	for (order = 0; order < NR_PAGE_ORDERS && !page; order++)
-		page = list_first_entry_or_null(&zone->free_area[order].free_list[mt],
-						struct page, buddy_list);
-	spin_unlock_irq(&zone->lock);
-	return page && !PageZeroed(page);
+	for (i = 0; i < NR_PCP_LISTS; i++)
+		INIT_LIST_HEAD(&pcp.lists[i]);
+	for (i = 0; i < n; i++) {
+		int before = pcp.count;
+		struct page *page = __rmqueue_pcplist(zone, 0, mt, alloc_flags, &pcp, list);
+
+		if (!page)
+			break;
+		refills += pcp.count > before - 1;
+		list_add(&page->pcp_list, &taken);
+	}
+	list_splice(&taken, list);
+	pcp.count += i;
+	free_pcppages_bulk(zone, pcp.count, &pcp, pindex);
+	return refills;
 }
 
 /*
- * A pcp list holding only pre-zeroed pages (a __GFP_ZERO refill put them
- * there): an allocation that needs no zeroing (page cache) takes another
- * page while the zone has unzeroed free memory, and leaves them on the
- * list for the faults; its refill goes before them.
+ * A stranded zeroed block (marked, but not in the index) costs the 4 KB
+ * faults nothing (review finding C8): their __GFP_ZERO allocations refill
+ * their pcp list, under the zone lock, no more often than allocations
+ * without pre-zeroing refill theirs.
  */
-static void pa_test_pcp_plain(struct kunit *test)
+static void pa_test_pcp_refills(struct kunit *test)
 {
 	struct zone *zone;
 	struct page *page = pa_test_start(test, &zone);
 	int mt = get_pageblock_migratetype(page);
-	struct per_cpu_pages pcp = { .high = 64, .batch = 8 };
-	unsigned int pindex = order_to_pindex(mt, 0);
-	struct list_head *list = pa_test_pcp_start(&pcp, pindex, zone, page);
-	bool was_on = pa_test_key_on();
-	struct page *got, *pos;
 	struct pa_checks c = { };
-	int zeroed = 0;
+	int off, on = 0;
+	bool was_on;
 
-	pcp.count = rmqueue_bulk(zone, 0, 8, list, mt, ALLOC_ZEROED);
-	KUNIT_EXPECT_EQ(test, pcp.count, 8);
-	list_for_each_entry(pos, list, pcp_list)
-		zeroed += PageZeroed(pos);
-	/* Ours is the zone's only zeroed block while pre-zeroing is off. */
-	if (zeroed == 8 && !was_on && pa_test_plain_first(zone, mt)) {
-		got = __rmqueue_pcplist(zone, 0, mt, ALLOC_WMARK_LOW, &pcp, list);
-		KUNIT_EXPECT_NOT_NULL(test, got);
-		if (got) {
-			KUNIT_EXPECT_FALSE(test, PageZeroed(got));
-			list_add(&got->pcp_list, list);
-			pcp.count++;
-		}
-		zeroed = 0;
-		list_for_each_entry(pos, list, pcp_list)
-			zeroed += PageZeroed(pos);
-		/* Ours stay (the refill may bring zeroed remainders too). */
-		KUNIT_EXPECT_GE(test, zeroed, 8);
-		KUNIT_EXPECT_TRUE(test, PageZeroed(list_last_entry(list, struct page,
-								    pcp_list)));
-	} else {
-		kunit_info(test, "not run: pre-zeroing on or no unzeroed small free block");
-	}
-	free_pcppages_bulk(zone, pcp.count, &pcp, pindex);
+	pa_test_fill(page, TEST_ORDER, 0);
+	spin_lock_irq(&zone->lock);
+	pa_test_put(page, TEST_ORDER, true);
+	/* Out of the index: found by nobody, still counted in NR_FREE_ZEROED. */
+	pa_check(&c, zeroed_index_take(zone, TEST_ORDER, mt) == page);
+	spin_unlock_irq(&zone->lock);
+	off = pa_test_refills(zone, mt, ALLOC_WMARK_LOW, 64);
+	was_on = pa_test_key_on();
+	if (!was_on)
+		on = pa_test_refills(zone, mt, ALLOC_WMARK_LOW | ALLOC_ZEROED, 64);
 	pa_test_key_restore(was_on);
+	if (!was_on) {
+		kunit_info(test, "refills for 64 pages: %d off, %d on", off, on);
+		KUNIT_EXPECT_GT(test, off, 0);
+		KUNIT_EXPECT_LE(test, on, 2 * off);
+	}
 	spin_lock_irq(&zone->lock);
 	pa_check_marks(&c, zone);
 	spin_unlock_irq(&zone->lock);
@@ -271,16 +321,54 @@ static void pa_test_pcp_plain(struct kunit *test)
 }
 
 /*
+ * Free page reporting's blocks are not reused first (review finding C4):
+ * with pre-zeroing on, a reported block put back goes to the tail, as
+ * upstream puts it, and a block freed before it is taken first.
+ */
+static void pa_test_reported(struct kunit *test)
+{
+	const unsigned int order = HALF_ORDER - 1;
+	struct zone *zone;
+	struct page *page = pa_test_start(test, &zone);
+	struct page *other = page + (2 << order);	/* not page's buddy */
+	int mt = get_pageblock_migratetype(page);
+	bool was_on = pa_test_key_on();
+	struct pa_checks c = { };
+	struct page *got;
+
+	spin_lock_irq(&zone->lock);
+	__free_one_page(other, page_to_pfn(other), zone, order, mt, FPI_NONE);
+	/* As page_reporting_drain() gives a reported block back. */
+	__putback_isolated_page(page, order, mt);
+	__SetPageReported(page);
+	pa_check(&c, page == list_last_entry(&zone->free_area[order].free_list[mt],
+					     struct page, buddy_list));
+	got = __rmqueue_smallest(zone, order, mt);
+	pa_check(&c, got == other);
+	if (got && got != other)
+		__free_one_page(got, page_to_pfn(got), zone, order, mt, FPI_NONE);
+	if (got != other)
+		del_page_from_free_list(other, zone, order, mt);
+	if (pa_test_free_block(page, order))
+		del_page_from_free_list(page, zone, order, mt);
+	pa_check(&c, !PageReported(page));
+	/* The whole test block is off the lists again: give it back. */
+	pa_test_put(page, TEST_ORDER, false);
+	pa_check_marks(&c, zone);
+	spin_unlock_irq(&zone->lock);
+	pa_test_key_restore(was_on);
+	pa_test_end(test, &c, zone, page);
+}
+
+/*
  * Off means upstream: while pre-zeroing is off, a marked block freed or
  * left over from a split goes to the head of its list as any other (not
- * to the tail), and a pcp list that starts with a marked page is used as
- * it is: marks stay, but nothing is placed or taken by them.
+ * to the tail): marks stay, but nothing is placed by them.
  */
 static void pa_test_off(struct kunit *test)
 {
 	struct pa_checks c = { };
 	struct free_area *area;
-	LIST_HEAD(pcp_list);
 	struct zone *zone;
 	struct page *page;
 	int mt;
@@ -300,9 +388,6 @@ static void pa_test_off(struct kunit *test)
 	page_del_and_expand(zone, page, HALF_ORDER, TEST_ORDER, mt);
 	pa_check(&c, page + (1 << HALF_ORDER) ==
 		 list_first_entry(&area[HALF_ORDER].free_list[mt], struct page, buddy_list));
-	list_add(&page->pcp_list, &pcp_list);
-	pa_check(&c, !pcp_wants_plain(zone, &pcp_list, HALF_ORDER, ALLOC_WMARK_LOW));
-	list_del(&page->pcp_list);
 	__free_one_page(page, page_to_pfn(page), zone, HALF_ORDER, mt, FPI_NONE);
 	pa_check(&c, pa_test_free_block(page, TEST_ORDER));
 	pa_check(&c, PageZeroed(page));
@@ -410,12 +495,9 @@ static void pa_test_isolation(struct kunit *test)
 }
 
 /*
- * With pre-zeroing on, the tail of a free list is the pool's: a block put
- * back after isolation (free page reporting's, the zeroing thread's) goes
- * to the tail if it is zeroed and to the head if not, where reporting does
- * not rotate it to the tail. Off, to the tail as upstream, and a zeroed
- * block placed at the head while off moves to the tail when pre-zeroing
- * is turned on.
+ * Placement is upstream's, pre-zeroing on or off: a block put back after
+ * isolation (free page reporting's, the zeroing thread's) goes to the
+ * tail, zeroed or not, and a freed one to the head, zeroed or not.
  */
 static void pa_test_putback(struct kunit *test)
 {
@@ -423,46 +505,44 @@ static void pa_test_putback(struct kunit *test)
 	struct list_head *list;
 	struct zone *zone;
 	struct page *page;
-	bool was_on;
+	int on;
 
 	page = pa_test_start(test, &zone);
 	list = &zone->free_area[TEST_ORDER].free_list[get_pageblock_migratetype(page)];
 	pa_test_fill(page, TEST_ORDER, 0);
-	was_on = pa_test_key_on();
-	spin_lock_irq(&zone->lock);
-	pa_test_put(page, TEST_ORDER, true);
-	pa_check(&c, page == list_last_entry(list, struct page, buddy_list));
-	if (pa_test_retake(&c, zone, page)) {
-		pa_test_put(page, TEST_ORDER, false);
-		pa_check(&c, page == list_first_entry(list, struct page, buddy_list));
-		pa_check(&c, !PageZeroed(page));
-	}
-	pa_check_marks(&c, zone);
-	spin_unlock_irq(&zone->lock);
-	pa_test_key_restore(was_on);
-	if (!was_on) {
+	for (on = 0; on < 2; on++) {
+		bool was_on = on ? pa_test_key_on() : hawkeye_prezero_enabled();
+
+		if (!on && was_on)
+			continue;	/* pre-zeroing is on: not to be turned off here */
 		spin_lock_irq(&zone->lock);
+		pa_test_put(page, TEST_ORDER, true);
+		pa_check(&c, page == list_last_entry(list, struct page, buddy_list));
 		if (pa_test_retake(&c, zone, page)) {
 			pa_test_put(page, TEST_ORDER, false);
 			pa_check(&c, page == list_last_entry(list, struct page, buddy_list));
 		}
-		/* Off, a zeroed block may go to the head; turning on moves it. */
 		if (pa_test_retake(&c, zone, page)) {
 			__SetPageZeroed(page);
 			__free_one_page(page, page_to_pfn(page), zone, TEST_ORDER,
 					get_pageblock_migratetype(page), FPI_NONE);
 			pa_check(&c, page == list_first_entry(list, struct page, buddy_list));
+			pa_check(&c, PageZeroed(page));
 		}
-		spin_unlock_irq(&zone->lock);
-		pa_test_key_on();
-		zeroed_blocks_to_tail();
-		spin_lock_irq(&zone->lock);
-		pa_check(&c, page == list_last_entry(list, struct page, buddy_list));
-		pa_check(&c, PageZeroed(page));
+		if (pa_test_retake(&c, zone, page)) {
+			__free_one_page(page, page_to_pfn(page), zone, TEST_ORDER,
+					get_pageblock_migratetype(page), FPI_NONE);
+			pa_check(&c, page == list_first_entry(list, struct page, buddy_list));
+		}
 		pa_check_marks(&c, zone);
+		pa_check(&c, pa_test_retake(&c, zone, page));
 		spin_unlock_irq(&zone->lock);
-		pa_test_key_restore(false);
+		if (on)
+			pa_test_key_restore(was_on);
 	}
+	spin_lock_irq(&zone->lock);
+	pa_test_put(page, TEST_ORDER, false);
+	spin_unlock_irq(&zone->lock);
 	pa_test_end(test, &c, zone, page);
 }
 
@@ -499,6 +579,17 @@ static void pa_test_zeroed_allocations(struct kunit *test)
 		__free_page(user);
 	}
 
+	/* Larger ones from the buddy lists, past the shared pcp lists. */
+	user = alloc_pages(GFP_HIGHUSER_MOVABLE | __GFP_ZERO, 2);
+	KUNIT_EXPECT_NOT_NULL(test, user);
+	if (user) {
+		KUNIT_EXPECT_TRUE(test, pa_test_is_zero(user, 2));
+		KUNIT_EXPECT_FALSE(test, PageZeroed(user));
+		if (!was_on)
+			KUNIT_EXPECT_TRUE(test, user >= page && user < page + (1 << TEST_ORDER));
+		__free_pages(user, 2);
+	}
+
 	addr = get_zeroed_page(GFP_KERNEL);
 	KUNIT_EXPECT_NE(test, addr, 0UL);
 	if (addr) {
@@ -522,6 +613,9 @@ static void pa_test_zeroed_allocations(struct kunit *test)
 	}
 
 	pa_test_key_restore(was_on);
+	/* As turning pre-zeroing off does: no page waits on a zeroed pcp list. */
+	if (!was_on)
+		drain_all_pages(zone);
 	/* The block stays free memory, partly on pcp lists: not retaken. */
 	spin_lock_irq(&zone->lock);
 	pa_check_marks(&c, zone);
@@ -532,9 +626,11 @@ static void pa_test_zeroed_allocations(struct kunit *test)
 static struct kunit_case hawkeye_page_alloc_cases[] = {
 	KUNIT_CASE(pa_test_merge),
 	KUNIT_CASE(pa_test_expand),
+	KUNIT_CASE(pa_test_index_stale),
 	KUNIT_CASE(pa_test_steal),
 	KUNIT_CASE(pa_test_pcp),
-	KUNIT_CASE(pa_test_pcp_plain),
+	KUNIT_CASE(pa_test_pcp_refills),
+	KUNIT_CASE(pa_test_reported),
 	KUNIT_CASE(pa_test_off),
 	KUNIT_CASE(pa_test_capture),
 	KUNIT_CASE(pa_test_isolation),

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The buddy allocator's side of pre-zeroing: the hooks mm/page_alloc.c
+ * calls, inline so that they cost a flag test (or a static branch) where
+ * the allocator has the page at hand.
+ *
+ * A free block whose pages are known to be zero carries PageZeroed() on
+ * its head, and its zone's index of zeroed blocks (zeroed.c) records it;
+ * __GFP_ZERO allocations of user memory (ALLOC_ZEROED) look zeroed blocks
+ * up there. Where a block sits in its free list is upstream's choice,
+ * whether pre-zeroing is on or off, but for the remainders of a split
+ * zeroed block (zeroed_to_tail()).
+ */
+#ifndef _MM_HAWKEYE_ZEROED_H
+#define _MM_HAWKEYE_ZEROED_H
+
+#include <linux/hawkeye.h>
+#include <linux/mmzone.h>
+#include <linux/vmstat.h>
+
+#ifdef CONFIG_HAWKEYE
+
+/*
+ * Per order, a ring of zone-relative pfns of zeroed free blocks, newest
+ * last. An entry goes stale when its block is allocated or merged; it is
+ * checked when taken, and the oldest entries are overwritten when a ring
+ * is full (the zeroing thread finds a block it lost and records it again).
+ */
+struct zeroed_index {
+	unsigned long orders;		/* bit n: the ring of order n has entries */
+	unsigned int size;		/* entries per ring */
+	unsigned int head[NR_PAGE_ORDERS];
+	unsigned int nr[NR_PAGE_ORDERS];
+	unsigned int pfn[];		/* NR_PAGE_ORDERS rings of @size */
+};
+
+int zeroed_index_init(void);
+void drop_zeroed_marks(void);
+void zeroed_index_add(struct zone *zone, struct page *page, unsigned int order);
+struct page *zeroed_index_take(struct zone *zone, unsigned int order, int mt);
+bool __zeroed_page_needs_init(struct page *page, unsigned int order, gfp_t gfp,
+			      bool init, bool zeroed);
+
+/* A block joins a free list: count its pages if it is zeroed. */
+static inline void zeroed_block_added(struct zone *zone, struct page *page,
+				      unsigned int order)
+{
+	if (PageZeroed(page))
+		__mod_zone_page_state(zone, NR_FREE_ZEROED, 1 << order);
+}
+
+/* A block leaves the free lists: whoever takes it may write it. */
+static inline void zeroed_block_deleted(struct zone *zone, struct page *page,
+					unsigned int order)
+{
+	if (PageZeroed(page)) {
+		__ClearPageZeroed(page);
+		__mod_zone_page_state(zone, NR_FREE_ZEROED, -(1 << order));
+	}
+}
+
+/* Mark a zeroed free block, before it joins a list, and record it. */
+static inline void zeroed_block_mark(struct zone *zone, struct page *page,
+				     unsigned int order)
+{
+	__SetPageZeroed(page);
+	zeroed_index_add(zone, page, order);
+}
+
+/*
+ * The remainders of a split zeroed block go where isolated blocks (the
+ * zeroing thread's, free page reporting's) go back, to the tail, away from
+ * allocations that need no zeroing; off, to the head as any other.
+ */
+static inline bool zeroed_to_tail(bool zeroed)
+{
+	return zeroed && hawkeye_prezero_enabled();
+}
+
+/* Test and clear the mark of a page being freed (it may become a tail). */
+static inline bool zeroed_mark_take(struct page *page)
+{
+	if (!PageZeroed(page))
+		return false;
+	__ClearPageZeroed(page);
+	return true;
+}
+
+/*
+ * post_alloc_hook(): the mark never outlives the free page it describes.
+ * Off, the allocator zeroes as upstream's; on, a pre-zeroed page skips
+ * @init, and what was zeroed how is counted.
+ */
+static inline bool zeroed_page_needs_init(struct page *page, unsigned int order,
+					  gfp_t gfp, bool init)
+{
+	bool zeroed = zeroed_mark_take(page);
+
+	if (!hawkeye_prezero_enabled())
+		return init;
+	return __zeroed_page_needs_init(page, order, gfp, init, zeroed);
+}
+
+/*
+ * Order-0 __GFP_ZERO user pages have their own pcp list, filled from
+ * zeroed blocks first, so that page cache and other allocations that
+ * need no zeroing never take them. Returns 0 for the other lists.
+ */
+static inline unsigned int zeroed_pcp_pindex(unsigned int order,
+					     unsigned int alloc_flags)
+{
+	return !order && (alloc_flags & ALLOC_ZEROED) ? PCP_ZEROED_PINDEX : 0;
+}
+
+/*
+ * Larger __GFP_ZERO user allocations (mTHP, THP) take a zeroed block from
+ * the buddy lists while the index may have one: a zone lock per folio, as
+ * a pcp refill of that order takes, saves clearing 8 KB to 2 MB; zeroed
+ * pages on the shared pcp lists of those orders would go to page cache.
+ */
+static inline bool zeroed_skip_pcp(struct zone *zone, unsigned int order,
+				   unsigned int alloc_flags)
+{
+	struct zeroed_index *zi = READ_ONCE(zone->zeroed_index);
+
+	return order && (alloc_flags & ALLOC_ZEROED) && zi &&
+	       (READ_ONCE(zi->orders) >> order);
+}
+
+#else /* !CONFIG_HAWKEYE */
+
+static inline void zeroed_block_added(struct zone *zone, struct page *page,
+				      unsigned int order) { }
+
+static inline void zeroed_block_deleted(struct zone *zone, struct page *page,
+					unsigned int order) { }
+
+static inline void zeroed_block_mark(struct zone *zone, struct page *page,
+				     unsigned int order) { }
+
+static inline bool zeroed_to_tail(bool zeroed) { return false; }
+
+static inline bool zeroed_mark_take(struct page *page) { return false; }
+
+static inline bool zeroed_page_needs_init(struct page *page, unsigned int order,
+					  gfp_t gfp, bool init)
+{
+	return init;
+}
+
+static inline unsigned int zeroed_pcp_pindex(unsigned int order,
+					     unsigned int alloc_flags)
+{
+	return 0;
+}
+
+static inline bool zeroed_skip_pcp(struct zone *zone, unsigned int order,
+				   unsigned int alloc_flags)
+{
+	return false;
+}
+
+static inline struct page *zeroed_index_take(struct zone *zone, unsigned int order,
+					     int mt)
+{
+	return NULL;
+}
+
+#endif /* CONFIG_HAWKEYE */
+#endif /* _MM_HAWKEYE_ZEROED_H */
