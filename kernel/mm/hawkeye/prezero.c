@@ -266,6 +266,16 @@ static unsigned long node_free_zeroed(pg_data_t *pgdat)
 	return nr;
 }
 
+/* Has a free page reporting device (a balloon) registered? */
+static bool prezero_beside_reporting(void)
+{
+#ifdef CONFIG_PAGE_REPORTING
+	return static_key_enabled(&page_reporting_enabled);
+#else
+	return false;
+#endif
+}
+
 /*
  * target_mb in pages; 0 is all free memory, but with a free page reporting
  * device a share of the node, so that reporting gets the rest back.
@@ -276,7 +286,7 @@ static unsigned long prezero_target(pg_data_t *pgdat)
 
 	if (mb)
 		return mb << (20 - PAGE_SHIFT);
-	if (static_key_enabled(&page_reporting_enabled))
+	if (prezero_beside_reporting())
 		return pgdat->node_present_pages / PREZERO_REPORTING_SHARE;
 	return 0;
 }
@@ -328,6 +338,7 @@ static void prezero_idle_wait(int nid)
 static int prezero_thread(void *data)
 {
 	unsigned int rate = READ_ONCE(hawkeye_prezero.rate);
+	unsigned int idle_rate = READ_ONCE(hawkeye_prezero.idle_rate);
 	bool paced = READ_ONCE(hawkeye_prezero.paced);
 	pg_data_t *pgdat = data;
 	ktime_t next = ktime_get();
@@ -340,8 +351,10 @@ static int prezero_thread(void *data)
 
 		try_to_freeze();
 		/* A new rate (which wakes us) cancels what the old one owed. */
-		if (rate != READ_ONCE(hawkeye_prezero.rate)) {
+		if (rate != READ_ONCE(hawkeye_prezero.rate) ||
+		    idle_rate != READ_ONCE(hawkeye_prezero.idle_rate)) {
 			rate = READ_ONCE(hawkeye_prezero.rate);
+			idle_rate = READ_ONCE(hawkeye_prezero.idle_rate);
 			next = ktime_get();
 		}
 		if (paced != READ_ONCE(hawkeye_prezero.paced)) {
@@ -359,7 +372,7 @@ static int prezero_thread(void *data)
 		 * memory bandwidth it takes is the node's, not its CPU's.
 		 */
 		if (paced && single_task_running()) {
-			hawkeye_throttle(&next, done, READ_ONCE(hawkeye_prezero.idle_rate));
+			hawkeye_throttle(&next, done, idle_rate);
 			continue;
 		}
 		if (paced)

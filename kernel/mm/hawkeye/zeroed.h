@@ -18,13 +18,17 @@
 #include <linux/mmzone.h>
 #include <linux/vmstat.h>
 
+#include "../internal.h"
+
 #ifdef CONFIG_HAWKEYE
 
 /*
  * Per order, a ring of zone-relative pfns of zeroed free blocks, newest
  * last. An entry goes stale when its block is allocated or merged; it is
  * checked when taken, and the oldest entries are overwritten when a ring
- * is full (the zeroing thread finds a block it lost and records it again).
+ * is full. A zeroed block whose entry is gone (overwritten, or dropped
+ * while it was isolated) stays zeroed free memory that no fault looks for
+ * until it is split or merged again.
  */
 struct zeroed_index {
 	unsigned long orders;		/* bit n: the ring of order n has entries */

@@ -161,6 +161,9 @@ static struct page *pa_test_start(struct kunit *test, struct zone **zonep)
 	/* The halves of a test block are pageblocks. */
 	if (pageblock_order != HALF_ORDER)
 		kunit_skip(test, "pageblock order %d", pageblock_order);
+	/* The zeroing threads would race the cases' index and marks. */
+	if (hawkeye_prezero_enabled())
+		kunit_skip(test, "pre-zeroing is on");
 	/* As turning pre-zeroing on does. */
 	KUNIT_ASSERT_EQ(test, zeroed_index_init(), 0);
 	page = pa_test_take_block(zone);
