@@ -220,6 +220,8 @@ static unsigned long prezero_one_block(struct zone *zone, bool nt)
 	int order, min_order = prezero_min_order();
 	struct page *page = NULL;
 
+	for (order = MAX_PAGE_ORDER; order >= min_order; order--)
+		zeroed_index_compact(zone, order);
 	spin_lock_irq(&zone->lock);
 	/* Leave memory alone while reclaim may need it. */
 	if (!zone_watermark_ok(zone, 0, high_wmark_pages(zone) + MAX_ORDER_NR_PAGES,

@@ -25,13 +25,33 @@
 
 /* Entries looked at per take: stale ones are dropped on the way. */
 #define ZEROED_LOOKUP		16
-/* Entries per order and zone: a 2 MB block each, within bounds. */
+/* The fewest entries of a ring. */
 #define ZEROED_RING_MIN		64
-#define ZEROED_RING_MAX		8192
+/* The smallest mTHP order: the zeroing thread zeroes no smaller block. */
+#define ZEROED_THREAD_MIN_ORDER	2
 
 static unsigned int *zeroed_ring(struct zeroed_index *zi, unsigned int order)
 {
-	return &zi->pfn[order * zi->size];
+	return &zi->pfn[zi->start[order]];
+}
+
+/*
+ * Entries for the blocks of @order a zone of @pages can have free at
+ * once: free buddies below pageblock_order merge, so at most every other
+ * block. Orders the thread never zeroes get only split remainders, about
+ * one per pageblock. About a byte per page in all.
+ */
+static unsigned long zeroed_ring_size(unsigned long pages, unsigned int order)
+{
+	unsigned long n;
+
+	if (order < ZEROED_THREAD_MIN_ORDER)
+		n = pages >> pageblock_order;
+	else if (order < pageblock_order)
+		n = pages >> (order + 1);
+	else
+		n = pages >> order;
+	return max(n, ZEROED_RING_MIN);
 }
 
 /* The block of an entry if it still is a free zeroed block of @order. */
@@ -68,7 +88,7 @@ void zeroed_index_add(struct zone *zone, struct page *page, unsigned int order)
 	if (!zi)
 		return;
 	entry = &zeroed_ring(zi, order)[zi->head[order]];
-	if (zi->nr[order] == zi->size) {
+	if (zi->nr[order] == zi->size[order]) {
 		struct page *oldest = zeroed_entry_block(zone, *entry, order);
 
 		if (oldest)
@@ -77,7 +97,7 @@ void zeroed_index_add(struct zone *zone, struct page *page, unsigned int order)
 		zi->nr[order]++;
 	}
 	*entry = page_to_pfn(page) - zone->zone_start_pfn;
-	zi->head[order] = (zi->head[order] + 1) % zi->size;
+	zi->head[order] = (zi->head[order] + 1) % zi->size[order];
 	WRITE_ONCE(zi->orders, zi->orders | BIT(order));
 }
 
@@ -91,7 +111,7 @@ static struct page *zeroed_index_pop(struct zone *zone, struct zeroed_index *zi,
 {
 	struct page *page;
 
-	zi->head[order] = (zi->head[order] + zi->size - 1) % zi->size;
+	zi->head[order] = (zi->head[order] + zi->size[order] - 1) % zi->size[order];
 	if (!--zi->nr[order])
 		WRITE_ONCE(zi->orders, zi->orders & ~BIT(order));
 	page = zeroed_entry_block(zone, zeroed_ring(zi, order)[zi->head[order]], order);
@@ -134,36 +154,55 @@ struct page *zeroed_index_take(struct zone *zone, unsigned int order, int mt)
 	return NULL;
 }
 
+/* Entries looked at per zone lock hold as a ring is compacted. */
+#define ZEROED_COMPACT_BATCH	64
+
 /**
- * zeroed_index_has_room - may the zeroing thread add a block of @order?
- * @zone: the zone, locked
- * @order: the order of the block it would zero
+ * zeroed_index_compact - drop the stale entries of a full ring
+ * @zone: the zone, not locked
+ * @order: the ring's order
  *
- * A full ring would forget a zeroed block for each one added, and the
- * thread would zero the forgotten ones again. A full ring's oldest entries
- * are looked at, a few per call: stale, one is dropped; still a block,
- * it becomes the newest, so that successive calls go round the ring.
- *
- * Return: whether the ring of @order has a free entry.
+ * A full ring forgets a zeroed block for each one added, so the zeroing
+ * thread zeroes no block of an order whose ring is full
+ * (zeroed_index_has_room()); before it gives up on one, it calls this.
+ * Every entry is looked at once, oldest first, a batch per zone lock
+ * hold: a stale one is dropped, the others are kept in order. A ring
+ * found without a stale entry is not looked at again until a zeroed block
+ * of its order leaves the free lists (zeroed_block_deleted()).
  */
-bool zeroed_index_has_room(struct zone *zone, unsigned int order)
+void zeroed_index_compact(struct zone *zone, unsigned int order)
 {
-	struct zeroed_index *zi = zone->zeroed_index;
-	int budget = ZEROED_LOOKUP;
+	struct zeroed_index *zi = READ_ONCE(zone->zeroed_index);
+	unsigned int seen, todo, size;
+	unsigned int *ring;
 
-	lockdep_assert_held(&zone->lock);
-	if (!zi)
-		return false;
-	/* Full, the oldest entry is the one at head. */
-	for (; zi->nr[order] == zi->size && budget > 0; budget--) {
-		unsigned int *oldest = &zeroed_ring(zi, order)[zi->head[order]];
+	if (!zi || READ_ONCE(zi->nr[order]) < zi->size[order] ||
+	    test_bit(order, &zi->compact))
+		return;
+	size = zi->size[order];
+	ring = zeroed_ring(zi, order);
+	spin_lock_irq(&zone->lock);
+	todo = zi->nr[order];
+	for (seen = 0; seen < todo && zi->nr[order]; seen++) {
+		unsigned int oldest = (zi->head[order] + size - zi->nr[order]) % size;
 
-		if (!zeroed_entry_block(zone, *oldest, order))
+		if (!zeroed_entry_block(zone, ring[oldest], order)) {
 			zi->nr[order]--;
-		else
-			zi->head[order] = (zi->head[order] + 1) % zi->size;
+		} else {
+			ring[zi->head[order]] = ring[oldest];
+			zi->head[order] = (zi->head[order] + 1) % size;
+		}
+		if (seen % ZEROED_COMPACT_BATCH == ZEROED_COMPACT_BATCH - 1) {
+			spin_unlock_irq(&zone->lock);
+			cond_resched();
+			spin_lock_irq(&zone->lock);
+		}
 	}
-	return zi->nr[order] < zi->size;
+	if (!zi->nr[order])
+		WRITE_ONCE(zi->orders, zi->orders & ~BIT(order));
+	if (zi->nr[order] == size)
+		__set_bit(order, &zi->compact);
+	spin_unlock_irq(&zone->lock);
 }
 
 /* Forget every entry; the marks are the caller's. */
@@ -184,26 +223,33 @@ static void zeroed_index_clear(struct zone *zone)
  * zeroed_index_init_zone - give a populated zone its index
  * @zone: the zone
  *
- * Sized for the zone's memory at the time, one entry per pageblock and
- * order: a zone that grows later forgets more of its zeroed blocks. An
- * index, once made, stays. Called as pre-zeroing is turned on, and by the
+ * Sized for the zone's memory at the time (zeroed_ring_size()): a zone that
+ * grows later forgets more of its zeroed blocks. An index, once made,
+ * stays. Called as pre-zeroing is turned on, and by the
  * zeroing thread before it zeroes in a zone populated since (hotplug).
  *
  * Return: 0, or -ENOMEM.
  */
 int zeroed_index_init_zone(struct zone *zone)
 {
+	unsigned long pages = zone_managed_pages(zone), entries = 0;
+	unsigned int size[NR_PAGE_ORDERS], order;
 	struct zeroed_index *zi;
-	unsigned int size;
 
 	if (READ_ONCE(zone->zeroed_index))
 		return 0;
-	size = clamp_t(unsigned long, zone_managed_pages(zone) >> pageblock_order,
-		       ZEROED_RING_MIN, ZEROED_RING_MAX);
-	zi = kvzalloc(struct_size(zi, pfn, NR_PAGE_ORDERS * size), GFP_KERNEL);
+	for (order = 0; order < NR_PAGE_ORDERS; order++) {
+		size[order] = zeroed_ring_size(pages, order);
+		entries += size[order];
+	}
+	zi = kvzalloc(struct_size(zi, pfn, entries), GFP_KERNEL);
 	if (!zi)
 		return -ENOMEM;
-	zi->size = size;
+	for (order = 0, entries = 0; order < NR_PAGE_ORDERS; order++) {
+		zi->size[order] = size[order];
+		zi->start[order] = entries;
+		entries += size[order];
+	}
 	spin_lock_irq(&zone->lock);
 	if (!zone->zeroed_index) {
 		WRITE_ONCE(zone->zeroed_index, zi);

@@ -32,15 +32,17 @@
  */
 struct zeroed_index {
 	unsigned long orders;		/* bit n: the ring of order n has entries */
-	unsigned int size;		/* entries per ring */
-	unsigned int head[NR_PAGE_ORDERS];
-	unsigned int nr[NR_PAGE_ORDERS];
-	unsigned int pfn[];		/* NR_PAGE_ORDERS rings of @size */
+	unsigned long compact;		/* bit n: ring n full, none stale at last look */
+	unsigned int size[NR_PAGE_ORDERS];	/* entries of each ring */
+	unsigned int start[NR_PAGE_ORDERS];	/* its first in @pfn */
+	unsigned int head[NR_PAGE_ORDERS];	/* where the next entry goes */
+	unsigned int nr[NR_PAGE_ORDERS];	/* entries in use */
+	unsigned int pfn[];		/* the rings, one after the other */
 };
 
 int zeroed_index_init(void);
 int zeroed_index_init_zone(struct zone *zone);
-bool zeroed_index_has_room(struct zone *zone, unsigned int order);
+void zeroed_index_compact(struct zone *zone, unsigned int order);
 void drop_zeroed_marks(void);
 void zeroed_index_add(struct zone *zone, struct page *page, unsigned int order);
 struct page *zeroed_index_take(struct zone *zone, unsigned int order, int mt);
@@ -55,14 +57,31 @@ static inline void zeroed_block_added(struct zone *zone, struct page *page,
 		__mod_zone_page_state(zone, NR_FREE_ZEROED, 1 << order);
 }
 
-/* A block leaves the free lists: whoever takes it may write it. */
+/*
+ * A block leaves the free lists: whoever takes it may write it. Its entry,
+ * if any, goes stale: the ring is worth compacting again.
+ */
 static inline void zeroed_block_deleted(struct zone *zone, struct page *page,
 					unsigned int order)
 {
-	if (PageZeroed(page)) {
-		__ClearPageZeroed(page);
-		__mod_zone_page_state(zone, NR_FREE_ZEROED, -(1 << order));
-	}
+	struct zeroed_index *zi;
+
+	if (!PageZeroed(page))
+		return;
+	__ClearPageZeroed(page);
+	__mod_zone_page_state(zone, NR_FREE_ZEROED, -(1 << order));
+	zi = zone->zeroed_index;
+	if (zi)
+		__clear_bit(order, &zi->compact);
+}
+
+/* May the zeroing thread add a block of @order? Not to a full ring. */
+static inline bool zeroed_index_has_room(struct zone *zone, unsigned int order)
+{
+	struct zeroed_index *zi = zone->zeroed_index;
+
+	lockdep_assert_held(&zone->lock);
+	return zi && zi->nr[order] < zi->size[order];
 }
 
 /*

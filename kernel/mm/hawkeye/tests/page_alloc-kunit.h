@@ -183,12 +183,25 @@ static void pa_test_steal(struct kunit *test)
 
 #define RING_TEST_SIZE	4
 
+/* An index of @size entries per order, to stand in for a zone's. */
+static struct zeroed_index *pa_test_index(unsigned int size)
+{
+	struct zeroed_index *zi;
+	unsigned int order;
+
+	zi = kzalloc(struct_size(zi, pfn, NR_PAGE_ORDERS * size), GFP_KERNEL);
+	for (order = 0; zi && order < NR_PAGE_ORDERS; order++) {
+		zi->size[order] = size;
+		zi->start[order] = order * size;
+	}
+	return zi;
+}
+
 /*
  * A full ring forgets its oldest block, mark and count, so that every
  * block NR_FREE_ZEROED counts can be found (blocks it lost stayed counted,
  * and the zeroing thread stopped short of its target); the thread is told
- * there is no room until an entry goes stale, and the look-up goes round
- * the ring.
+ * there is no room until an entry goes stale and the ring is compacted.
  */
 static void pa_test_ring_full(struct kunit *test)
 {
@@ -200,9 +213,8 @@ static void pa_test_ring_full(struct kunit *test)
 	unsigned int i;
 	int mt;
 
-	zi = kzalloc(struct_size(zi, pfn, NR_PAGE_ORDERS * RING_TEST_SIZE), GFP_KERNEL);
+	zi = pa_test_index(RING_TEST_SIZE);
 	KUNIT_ASSERT_NOT_NULL(test, zi);
-	zi->size = RING_TEST_SIZE;
 	page = pa_test_start(test, &zone);
 	mt = get_pageblock_migratetype(page);
 	pa_test_fill(page, TEST_ORDER, 0);
@@ -217,10 +229,19 @@ static void pa_test_ring_full(struct kunit *test)
 	for (i = 2; i < n; i++)
 		pa_check(&c, PageZeroed(page + 2 * i));
 	pa_check_marks(&c, zone);
-	/* Every entry is a block: no room, and the oldest goes round. */
+	/* Every entry is a block: no room, compacted or not. */
 	pa_check(&c, !zeroed_index_has_room(zone, 0));
-	/* One goes stale: room. */
+	spin_unlock_irq(&zone->lock);
+	zeroed_index_compact(zone, 0);
+	spin_lock_irq(&zone->lock);
+	pa_check(&c, !zeroed_index_has_room(zone, 0));
+	pa_check(&c, test_bit(0, &zi->compact));
+	/* One goes stale: room once compacted, the others kept in order. */
 	del_page_from_free_list(page + 4, zone, 0, mt);
+	pa_check(&c, !test_bit(0, &zi->compact));
+	spin_unlock_irq(&zone->lock);
+	zeroed_index_compact(zone, 0);
+	spin_lock_irq(&zone->lock);
 	pa_check(&c, zeroed_index_has_room(zone, 0));
 	for (i = n - 1; i >= 3; i--)
 		pa_check(&c, zeroed_index_take(zone, 0, mt) == page + 2 * i);
@@ -404,9 +425,8 @@ static void pa_test_pcp_recycles(struct kunit *test)
 	if (hawkeye_prezero_enabled())
 		kunit_skip(test, "pre-zeroing is on");
 	zone = pa_test_zone(test);
-	zi = kzalloc(struct_size(zi, pfn, NR_PAGE_ORDERS), GFP_KERNEL);
+	zi = pa_test_index(1);
 	KUNIT_ASSERT_NOT_NULL(test, zi);
-	zi->size = 1;
 	for (i = 0; i < NR_PCP_LISTS; i++)
 		INIT_LIST_HEAD(&pcp.lists[i]);
 	spin_lock_irq(&zone->lock);
