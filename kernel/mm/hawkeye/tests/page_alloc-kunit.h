@@ -631,6 +631,33 @@ static void pa_test_isolation(struct kunit *test)
 }
 
 /*
+ * Memory onlining (and memblock) frees fresh blocks as __free_pages_core()
+ * does, to the tail (FPI_TO_TAIL, past the pcp lists): with pre-zeroing
+ * on too, an unzeroed block goes there.
+ */
+static void pa_test_online(struct kunit *test)
+{
+	struct pa_checks c = { };
+	struct list_head *list;
+	struct zone *zone;
+	struct page *page;
+	bool was_on;
+
+	page = pa_test_start(test, &zone);
+	list = &zone->free_area[TEST_ORDER].free_list[get_pageblock_migratetype(page)];
+	was_on = pa_test_key_on();
+	__free_pages_ok(page, TEST_ORDER, FPI_TO_TAIL);
+	spin_lock_irq(&zone->lock);
+	pa_check(&c, pa_test_free_block(page, TEST_ORDER));
+	pa_check(&c, !PageZeroed(page));
+	pa_check(&c, page == list_last_entry(list, struct page, buddy_list));
+	pa_check_marks(&c, zone);
+	spin_unlock_irq(&zone->lock);
+	pa_test_key_restore(was_on);
+	pa_test_end(test, &c, zone, page);
+}
+
+/*
  * Placement is upstream's, pre-zeroing on or off: a block put back after
  * isolation (free page reporting's, the zeroing thread's) goes to the
  * tail, zeroed or not, and a freed one to the head, zeroed or not.
@@ -773,6 +800,7 @@ static struct kunit_case hawkeye_page_alloc_cases[] = {
 	KUNIT_CASE(pa_test_capture),
 	KUNIT_CASE(pa_test_isolation),
 	KUNIT_CASE(pa_test_putback),
+	KUNIT_CASE(pa_test_online),
 	KUNIT_CASE(pa_test_zeroed_allocations),
 	{}
 };
