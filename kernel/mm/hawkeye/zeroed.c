@@ -25,8 +25,11 @@
 
 /* Entries looked at per take: stale ones are dropped on the way. */
 #define ZEROED_LOOKUP		16
-/* The fewest entries of a ring. */
+/* The fewest and the most entries of a ring (4 MB). */
 #define ZEROED_RING_MIN		64
+#define ZEROED_RING_MAX		(1UL << 20)
+/* The index is an optimisation: under memory pressure, none. */
+#define ZEROED_GFP		(GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN)
 /* The smallest mTHP order: the zeroing thread zeroes no smaller block. */
 #define ZEROED_THREAD_MIN_ORDER	2
 
@@ -51,7 +54,7 @@ static unsigned long zeroed_ring_size(unsigned long pages, unsigned int order)
 		n = pages >> (order + 1);
 	else
 		n = pages >> order;
-	return max(n, ZEROED_RING_MIN);
+	return clamp(n, ZEROED_RING_MIN, ZEROED_RING_MAX);
 }
 
 /* The block of an entry if it still is a free zeroed block of @order. */
@@ -91,14 +94,17 @@ void zeroed_index_add(struct zone *zone, struct page *page, unsigned int order)
 	if (zi->nr[order] == zi->size[order]) {
 		struct page *oldest = zeroed_entry_block(zone, *entry, order);
 
-		if (oldest)
+		/* Not @page itself: its entry is only renewed. */
+		if (oldest && oldest != page)
 			zeroed_block_deleted(zone, oldest, order);
 	} else {
 		zi->nr[order]++;
 	}
 	*entry = page_to_pfn(page) - zone->zone_start_pfn;
 	zi->head[order] = (zi->head[order] + 1) % zi->size[order];
-	WRITE_ONCE(zi->orders, zi->orders | BIT(order));
+	/* Written only when it changes: faults read it without the lock. */
+	if (!(zi->orders & BIT(order)))
+		WRITE_ONCE(zi->orders, zi->orders | BIT(order));
 }
 
 /*
@@ -166,19 +172,25 @@ struct page *zeroed_index_take(struct zone *zone, unsigned int order, int mt)
  * thread zeroes no block of an order whose ring is full
  * (zeroed_index_has_room()); before it gives up on one, it calls this.
  * Every entry is looked at once, oldest first, a batch per zone lock
- * hold: a stale one is dropped, the others are kept in order. A ring
- * found without a stale entry is not looked at again until a zeroed block
- * of its order leaves the free lists (zeroed_block_deleted()).
+ * hold: a stale one is dropped, and so is a duplicate (a block allocated
+ * and zeroed again makes its old entry valid again); the others are kept
+ * in order. A ring found without such an entry is not looked at again
+ * until a zeroed block of its order leaves the free lists
+ * (zeroed_block_deleted()).
  */
 void zeroed_index_compact(struct zone *zone, unsigned int order)
 {
 	struct zeroed_index *zi = READ_ONCE(zone->zeroed_index);
 	unsigned int seen, todo, size;
+	unsigned long *found, nbits;
 	unsigned int *ring;
 
 	if (!zi || READ_ONCE(zi->nr[order]) < zi->size[order] ||
 	    test_bit(order, &zi->compact))
 		return;
+	/* The blocks seen, by zone-relative pfn; without it, no duplicate is found. */
+	nbits = (zone->spanned_pages >> order) + 1;
+	found = kvcalloc(BITS_TO_LONGS(nbits), sizeof(long), ZEROED_GFP);
 	size = zi->size[order];
 	ring = zeroed_ring(zi, order);
 	spin_lock_irq(&zone->lock);
@@ -186,7 +198,11 @@ void zeroed_index_compact(struct zone *zone, unsigned int order)
 	for (seen = 0; seen < todo && zi->nr[order]; seen++) {
 		unsigned int oldest = (zi->head[order] + size - zi->nr[order]) % size;
 
-		if (!zeroed_entry_block(zone, ring[oldest], order)) {
+		unsigned long bit = ring[oldest] >> order;
+
+		/* A zone that grew since the bitmap was sized: no check. */
+		if (!zeroed_entry_block(zone, ring[oldest], order) ||
+		    (found && bit < nbits && __test_and_set_bit(bit, found))) {
 			zi->nr[order]--;
 		} else {
 			ring[zi->head[order]] = ring[oldest];
@@ -200,9 +216,10 @@ void zeroed_index_compact(struct zone *zone, unsigned int order)
 	}
 	if (!zi->nr[order])
 		WRITE_ONCE(zi->orders, zi->orders & ~BIT(order));
-	if (zi->nr[order] == size)
+	if (zi->nr[order] == size && found)
 		__set_bit(order, &zi->compact);
 	spin_unlock_irq(&zone->lock);
+	kvfree(found);
 }
 
 /* Forget every entry; the marks are the caller's. */
@@ -242,7 +259,7 @@ int zeroed_index_init_zone(struct zone *zone)
 		size[order] = zeroed_ring_size(pages, order);
 		entries += size[order];
 	}
-	zi = kvzalloc(struct_size(zi, pfn, entries), GFP_KERNEL);
+	zi = kvzalloc(struct_size(zi, pfn, entries), ZEROED_GFP);
 	if (!zi)
 		return -ENOMEM;
 	for (order = 0, entries = 0; order < NR_PAGE_ORDERS; order++) {

@@ -71,7 +71,7 @@ static inline void zeroed_block_deleted(struct zone *zone, struct page *page,
 	__ClearPageZeroed(page);
 	__mod_zone_page_state(zone, NR_FREE_ZEROED, -(1 << order));
 	zi = zone->zeroed_index;
-	if (zi)
+	if (zi && test_bit(order, &zi->compact))
 		__clear_bit(order, &zi->compact);
 }
 

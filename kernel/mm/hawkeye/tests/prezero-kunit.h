@@ -102,6 +102,7 @@ static void prezero_test_zone_without_index(struct kunit *test)
 		found = zeroed_index_take(zone, 0, MIGRATE_MOVABLE);
 	WRITE_ONCE(zone->zeroed_index, own);
 	spin_unlock_irq(&zone->lock);
+	synchronize_rcu();	/* a fault may have read made->orders */
 	kvfree(made);
 	/* The block zeroed is recorded in no index now: unmark it. */
 	drop_zeroed_marks();
