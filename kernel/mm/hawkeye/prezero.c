@@ -220,8 +220,6 @@ static unsigned long prezero_one_block(struct zone *zone, bool nt)
 	int order, min_order = prezero_min_order();
 	struct page *page = NULL;
 
-	for (order = MAX_PAGE_ORDER; order >= min_order; order--)
-		zeroed_index_compact(zone, order);
 	spin_lock_irq(&zone->lock);
 	/* Leave memory alone while reclaim may need it. */
 	if (!zone_watermark_ok(zone, 0, high_wmark_pages(zone) + MAX_ORDER_NR_PAGES,
@@ -231,8 +229,6 @@ static unsigned long prezero_one_block(struct zone *zone, bool nt)
 		struct list_head *list =
 			&zone->free_area[order].free_list[MIGRATE_MOVABLE];
 
-		if (!zeroed_index_has_room(zone, order))
-			continue;
 		page = prezero_find_block(list);
 		if (page)
 			break;
@@ -307,8 +303,7 @@ static unsigned long prezero_node(pg_data_t *pgdat)
 	for (z = MAX_NR_ZONES - 1; z >= 0; z--) {
 		struct zone *zone = &pgdat->node_zones[z];
 
-		/* A zone populated since pre-zeroing was turned on: hotplug. */
-		if (!populated_zone(zone) || zeroed_index_init_zone(zone))
+		if (!populated_zone(zone))
 			continue;
 		done = prezero_one_block(zone, nt);
 		if (done)
