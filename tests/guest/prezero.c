@@ -35,13 +35,15 @@ static const struct knob_set setup_knobs[] = {
  */
 static void dirty_and_free_on(int nid, size_t len)
 {
-	unsigned long node = 1UL << nid;
 	char *p = map_aligned(len);
 
 	if (!p)
 		return;
-	if (nid >= 0)
+	if (nid >= 0) {
+		unsigned long node = 1UL << nid;
+
 		syscall(SYS_mbind, p, len, MPOL_BIND, &node, 8 * sizeof(node), 0);
+	}
 	memset(p, 0xa5, len);
 	munmap(p, len);
 }
