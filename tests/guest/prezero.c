@@ -123,6 +123,21 @@ static void wait_two_pools_full(int secs)
 	}
 }
 
+/* Node @nid's free movable blocks per order, from /proc/pagetypeinfo. */
+static void log_movable_free(struct __test_metadata *_metadata, int nid)
+{
+	FILE *f = fopen("/proc/pagetypeinfo", "r");
+	char line[512], node[32];
+
+	if (!f)
+		return;
+	snprintf(node, sizeof(node), "Node %4d, zone", nid);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, node, strlen(node)) && strstr(line, " Movable "))
+			TH_LOG("%s", line);
+	fclose(f);
+}
+
 /* NUMA nodes: target_mb and rate are each node's. */
 static int nodes(void)
 {
@@ -219,6 +234,7 @@ static void prezeroed_faults(struct __test_metadata *_metadata, const char *thp,
 		dirty_and_free_on(0, pool_len + 64 * MB);
 		ASSERT_TRUE(wait_zeroed(0, pool_len / MB, 120)) {
 			TH_LOG("round %d: only %ld pages pre-zeroed on node 0", round, node_zeroed(0));
+			log_movable_free(_metadata, 0);
 		}
 		pool = node_zeroed(0);
 		kill(churn, SIGCONT);

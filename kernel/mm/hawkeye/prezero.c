@@ -51,7 +51,7 @@
  */
 #define PREZERO_ORDER	HPAGE_PMD_ORDER
 /* Free blocks looked at per list, from its head and from its tail. */
-#define PREZERO_LOOKUP	8
+#define PREZERO_LOOKUP	32
 /* With a free page reporting device, target_mb 0 keeps this much zeroed. */
 #define PREZERO_REPORTING_SHARE	4	/* a quarter of the node */
 
@@ -167,31 +167,46 @@ static void zero_block(struct page *page, unsigned int order, bool nt)
 		wmb();	/* non-temporal stores land before the page is marked zeroed */
 }
 
+/* Not zeroed, and not given back to the hypervisor (zeroing takes it back). */
+static bool prezero_wanted(struct page *page)
+{
+	return !PageZeroed(page) && !page_reported(page);
+}
+
 /*
- * A block of @list to zero: not zeroed, and not one given back to the
- * hypervisor by free page reporting (zeroing it takes the memory back).
- * Frees go to the head of a list, isolated blocks (zeroed or reported)
- * back to the tail: both ends are looked at, a few blocks each.
+ * A block of @list to zero. Frees go to the head of a list, zeroed and
+ * reported blocks back to the tail; but a free can go to the tail too
+ * (buddy_merge_likely(), FPI_TO_TAIL, a block moved from another list)
+ * and blocks zeroed later then cover it. A few blocks from each end are
+ * looked at, and, as page_reporting_cycle() does, the list is rotated so
+ * that the walk from the head starts next time where it stopped: the
+ * blocks it passed go behind the rest, and the walks go round the list.
  */
 static struct page *prezero_find_block(struct list_head *list)
 {
 	struct page *page;
 	int seen = 0;
 
-	list_for_each_entry(page, list, buddy_list) {
-		if (++seen > PREZERO_LOOKUP)
-			break;
-		if (!PageZeroed(page) && !page_reported(page))
+	list_for_each_entry_reverse(page, list, buddy_list) {
+		if (prezero_wanted(page))
 			return page;
+		if (++seen == PREZERO_LOOKUP)
+			break;
 	}
 	seen = 0;
-	list_for_each_entry_reverse(page, list, buddy_list) {
-		if (++seen > PREZERO_LOOKUP)
+	list_for_each_entry(page, list, buddy_list) {
+		if (prezero_wanted(page))
 			break;
-		if (!PageZeroed(page) && !page_reported(page))
-			return page;
+		if (++seen == PREZERO_LOOKUP) {
+			page = list_next_entry(page, buddy_list);
+			break;
+		}
 	}
-	return NULL;
+	if (list_entry_is_head(page, list, buddy_list))
+		return NULL;
+	if (!list_is_first(&page->buddy_list, list))
+		list_rotate_to_front(&page->buddy_list, list);
+	return prezero_wanted(page) ? page : NULL;
 }
 
 /*

@@ -86,12 +86,48 @@ static void prezero_test_free_drops_stray_mark(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, marked);
 }
 
+#define FIND_TEST_BLOCKS	(4 * PREZERO_LOOKUP + 1)
+
+/*
+ * An unzeroed block with more zeroed blocks on either side than one walk
+ * looks at (a free put at the tail, then blocks zeroed after it) is found
+ * by the walks that follow, and the blocks passed move behind the rest.
+ */
+static void prezero_test_find_behind_zeroed(struct kunit *test)
+{
+	const int hidden = 2 * PREZERO_LOOKUP;
+	struct page *pages[FIND_TEST_BLOCKS], *found = NULL;
+	LIST_HEAD(list);
+	int i, walks;
+
+	for (i = 0; i < FIND_TEST_BLOCKS; i++) {
+		pages[i] = alloc_page(GFP_KERNEL);
+		if (!pages[i])
+			break;
+		if (i != hidden)
+			__SetPageZeroed(pages[i]);
+		list_add_tail(&pages[i]->buddy_list, &list);
+	}
+	for (walks = 0; i == FIND_TEST_BLOCKS && walks < FIND_TEST_BLOCKS && !found; walks++)
+		found = prezero_find_block(&list);
+
+	KUNIT_EXPECT_EQ(test, i, FIND_TEST_BLOCKS);
+	KUNIT_EXPECT_PTR_EQ(test, found, pages[hidden]);
+	KUNIT_EXPECT_TRUE(test, found && list_is_first(&found->buddy_list, &list));
+	while (i--) {
+		list_del(&pages[i]->buddy_list);
+		__ClearPageZeroed(pages[i]);
+		__free_page(pages[i]);
+	}
+}
+
 static struct kunit_case hawkeye_prezero_cases[] = {
 	KUNIT_CASE(prezero_test_zero_block_nt),
 	KUNIT_CASE(prezero_test_zero_block_cached),
 	KUNIT_CASE(prezero_test_budget),
 	KUNIT_CASE(prezero_test_one_block_is_counted),
 	KUNIT_CASE(prezero_test_free_drops_stray_mark),
+	KUNIT_CASE(prezero_test_find_behind_zeroed),
 	{}
 };
 
