@@ -217,7 +217,7 @@ static void prezeroed_faults(struct __test_metadata *_metadata, const char *thp,
 	ASSERT_EQ(0, pin_to(0));
 
 	for (round = 0; round < 5; round++) {
-		long pre0, sync0, pre, syn, pool;
+		long pre0, sync0, pre, syn, pool, zeroings;
 		char *p;
 
 		/*
@@ -232,8 +232,10 @@ static void prezeroed_faults(struct __test_metadata *_metadata, const char *thp,
 		 * of earlier tests may fill the rest of the node.
 		 */
 		dirty_and_free_on(0, pool_len + 64 * MB);
+		zeroings = vmstat("hawkeye_prezero_pages");
 		ASSERT_TRUE(wait_zeroed(0, pool_len / MB, 120)) {
-			TH_LOG("round %d: only %ld pages pre-zeroed on node 0", round, node_zeroed(0));
+			TH_LOG("round %d: only %ld pages pre-zeroed on node 0 (%ld zeroed while waiting)",
+			       round, node_zeroed(0), vmstat("hawkeye_prezero_pages") - zeroings);
 			log_movable_free(_metadata, 0);
 		}
 		pool = node_zeroed(0);
