@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <linux/mempolicy.h>
 
 #include "kselftest_harness.h"
 
@@ -492,5 +494,36 @@ static inline void expect_refused(struct __test_metadata *_metadata,
 
 /* In a test: expect_refused() of the arrays @bad and @watch. */
 #define EXPECT_REFUSED(bad, watch) expect_refused(_metadata, bad, NR(bad), watch, NR(watch))
+
+/*
+ * Fill len bytes with a non-zero pattern and free them again; on node nid
+ * only (-1: where the kernel places them), so that the node reclaims what
+ * earlier tests left there rather than fall back to another.
+ */
+static inline void dirty_and_free_on(int nid, size_t len)
+{
+	char *p = map_aligned(len);
+
+	if (!p)
+		return;
+	if (nid >= 0) {
+		unsigned long node = 1UL << nid;
+
+		syscall(SYS_mbind, p, len, MPOL_BIND, &node, 8 * sizeof(node), 0);
+	}
+	memset(p, 0xa5, len);
+	munmap(p, len);
+}
+
+#define NODE_SYSFS "/sys/devices/system/node/node"
+
+/* Node @nid's pre-zeroed free pages, or -1 if there is no such node. */
+static inline long node_zeroed(int nid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), NODE_SYSFS "%d/vmstat", nid);
+	return keyed_value(path, "nr_free_zeroed", ' ');
+}
 
 #endif

@@ -8,9 +8,7 @@
  */
 #include <sched.h>
 #include <signal.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
-#include <linux/mempolicy.h>
 
 #include "kselftest_harness.h"
 #include "hawkeye_test.h"
@@ -28,39 +26,9 @@ static const struct knob_set setup_knobs[] = {
 	{ PREZERO "rate", "0" }, { PREZERO "target_mb", "0" }, { PREZERO "nontemporal", "1" },
 };
 
-/*
- * Fill len bytes with a non-zero pattern and free them again; on node nid
- * only (-1: where the kernel places them), so that the node reclaims what
- * earlier tests left there rather than fall back to another.
- */
-static void dirty_and_free_on(int nid, size_t len)
-{
-	char *p = map_aligned(len);
-
-	if (!p)
-		return;
-	if (nid >= 0) {
-		unsigned long node = 1UL << nid;
-
-		syscall(SYS_mbind, p, len, MPOL_BIND, &node, 8 * sizeof(node), 0);
-	}
-	memset(p, 0xa5, len);
-	munmap(p, len);
-}
-
 static void dirty_and_free(size_t len)
 {
 	dirty_and_free_on(-1, len);
-}
-
-#define NODE_SYSFS "/sys/devices/system/node/node"
-
-static long node_zeroed(int nid)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), NODE_SYSFS "%d/vmstat", nid);
-	return keyed_value(path, "nr_free_zeroed", ' ');
 }
 
 /*

@@ -897,18 +897,6 @@ TEST_F_TIMEOUT(review, page_idle_sees_accesses_hawkeye_sampled, 120)
 	munmap(p, len);
 }
 
-/* Pages written and freed: free memory that is not zeroed. */
-static void dirty_free_memory(size_t len)
-{
-	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED)
-		return;
-	memset(p, 0x5a, len);
-	munmap(p, len);
-}
-
 /*
  * (d): at rate 1 the zeroing thread owes 512 s for its first 2 MB block;
  * rate 0 (no limit) must take effect at once, not after that sleep.
@@ -917,7 +905,7 @@ TEST_F_TIMEOUT(review, prezero_rate_change_wakes_the_thread, 60)
 {
 	long start, now = 0;
 
-	dirty_free_memory(256 * MB);
+	dirty_and_free_on(-1, 256 * MB);
 	ASSERT_EQ(0, sysfs_write(PREZERO "rate", "1"));
 	ASSERT_EQ(0, sysfs_write(PREZERO "paced", "0"));	/* idle CPUs would lift rate 1 */
 	start = vmstat("hawkeye_prezero_pages");
@@ -956,12 +944,13 @@ TEST_F_TIMEOUT(review, page_cache_leaves_prezeroed_pages_alone, 180)
 	CPU_ZERO(&cpus);
 	CPU_SET(0, &cpus);
 	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpus), &cpus));
-	dirty_free_memory(512 * MB);
+	/* Our faults take our node's pool (target_mb is each node's). */
+	dirty_and_free_on(0, 256 * MB);
 	ASSERT_EQ(0, sysfs_write(PREZERO "target_mb", "128"));
 	ASSERT_EQ(0, sysfs_write(PREZERO "rate", "0"));
 	ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "1"));
 	for (int i = 0; i < 300 && zeroed < 100 * MB / PAGE_SZ; i++, sleep_ms(100))
-		zeroed = vmstat("nr_free_zeroed");
+		zeroed = node_zeroed(0);
 	ASSERT_GE(zeroed, 100 * MB / PAGE_SZ);
 
 	fd = memfd_create("cache", 0);
