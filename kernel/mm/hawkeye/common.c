@@ -158,11 +158,12 @@ static bool table_young_ok(struct mm_struct *mm)
  * there are tested and cleared, secondary MMUs' included, and the access
  * is kept for reclaim and idle page tracking; the caller flushes the TLB
  * after. Secondary MMUs (KVM) are asked once for the whole range, which
- * clears their bits there but tells no page: a yes only makes the caller
- * ask page by page (*@per_page) from then on, 512 calls into KVM each
- * taking its MMU lock, while they keep seeing accesses in the region. An
- * access they saw is so counted, for coverage and reclaim, for the page
- * it was to, from the region's second window with such accesses.
+ * clears their bits there but tells no page: on a yes every page present
+ * keeps the access for reclaim (none is counted), and the caller asks
+ * page by page (*@per_page) when the next windows close, 512 calls into
+ * KVM each taking its MMU lock, while they keep seeing accesses in the
+ * region. An access they saw in a window is so counted for the page it
+ * was to. Openings always ask for the range: they count nothing.
  *
  * A window closes: the bits are only read. They stay set for reclaim and
  * idle page tracking to find, and the next window's opening clears them,
@@ -191,8 +192,8 @@ int hawkeye_young_ptes(struct vm_area_struct *vma, unsigned long addr,
 	pmd_t *pmd = mm_find_pmd(mm, addr);
 	bool notifiers = mm_has_notifiers(mm);
 	bool clear = !young || notifiers;
-	bool ask_pages = notifiers && per_page && *per_page;
-	bool secondary = false, table_young;
+	bool ask_pages = notifiers && young && per_page && *per_page;
+	bool secondary = false, range_young = false, table_young;
 	int i, nr = 0, mapped = 0;
 	spinlock_t *ptl;
 	pte_t *pte;
@@ -217,10 +218,10 @@ int hawkeye_young_ptes(struct vm_area_struct *vma, unsigned long addr,
 	if (table_young && !young)
 		pmdp_test_and_clear_young(vma, addr, pmd);
 	if (notifiers && !ask_pages)
-		secondary = secondary_young(mm, addr, addr + HPAGE_PMD_SIZE);
+		secondary = range_young = secondary_young(mm, addr, addr + HPAGE_PMD_SIZE);
 	for (i = 0; i < HPAGE_PMD_NR; i++, addr += PAGE_SIZE) {
 		pte_t ptent = ptep_get(pte + i);
-		struct folio *folio;
+		bool accessed;
 
 		if (!pte_present(ptent))
 			continue;
@@ -232,30 +233,28 @@ int hawkeye_young_ptes(struct vm_area_struct *vma, unsigned long addr,
 			}
 			continue;
 		}
-		if (ask_pages && secondary_young(mm, addr, addr + PAGE_SIZE)) {
-			secondary = true;
-			ptep_test_and_clear_young(vma, addr, pte + i);
-		} else if (!ptep_test_and_clear_young(vma, addr, pte + i)) {
-			continue;
+		accessed = ptep_test_and_clear_young(vma, addr, pte + i);
+		if (ask_pages && secondary_young(mm, addr, addr + PAGE_SIZE))
+			secondary = accessed = true;
+		if (accessed) {
+			nr++;
+			if (young)
+				__set_bit(i, young);
 		}
-		nr++;
-		if (young)
-			__set_bit(i, young);
 		/*
 		 * vm_normal_folio() less its checks for PFN maps, which are
 		 * not anonymous: it was half a pass over hot memory. A
 		 * special PTE here maps the zero page, which has no LRU.
 		 */
-		if (pte_special(ptent))
-			continue;
-		folio = pfn_folio(pte_pfn(ptent));
-		hawkeye_keep_access(folio);
+		if ((accessed || range_young) && !pte_special(ptent))
+			hawkeye_keep_access(pfn_folio(pte_pfn(ptent)));
 	}
 	pte_unmap_unlock(pte, ptl);
 	if (present)
 		*present = mapped;
+	/* A closing decides how the next one asks; an opening can only start it. */
 	if (per_page)
-		*per_page = secondary;
+		*per_page = young ? secondary : *per_page || secondary;
 	return nr;
 }
 

@@ -235,6 +235,8 @@ static unsigned long prezero_one_block(struct zone *zone, bool nt)
 	int order, min_order = prezero_min_order();
 	struct page *page = NULL;
 
+	for (order = MAX_PAGE_ORDER; order >= min_order; order--)
+		zeroed_index_compact(zone, order);
 	spin_lock_irq(&zone->lock);
 	/* Leave memory alone while reclaim may need it. */
 	if (!zone_watermark_ok(zone, 0, high_wmark_pages(zone) + MAX_ORDER_NR_PAGES,
@@ -244,6 +246,8 @@ static unsigned long prezero_one_block(struct zone *zone, bool nt)
 		struct list_head *list =
 			&zone->free_area[order].free_list[MIGRATE_MOVABLE];
 
+		if (!zeroed_index_has_room(zone, order))
+			continue;
 		page = prezero_find_block(list);
 		if (page)
 			break;
@@ -318,7 +322,8 @@ static unsigned long prezero_node(pg_data_t *pgdat)
 	for (z = MAX_NR_ZONES - 1; z >= 0; z--) {
 		struct zone *zone = &pgdat->node_zones[z];
 
-		if (!populated_zone(zone))
+		/* A zone populated since pre-zeroing was turned on: hotplug. */
+		if (!populated_zone(zone) || zeroed_index_init_zone(zone))
 			continue;
 		done = prezero_one_block(zone, nt);
 		if (done)

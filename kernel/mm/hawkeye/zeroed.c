@@ -4,8 +4,9 @@
  *
  * The zeroing thread (prezero.c) puts the blocks it zeroed back on the
  * free lists where upstream puts an isolated block back, marked
- * PageZeroed(); the allocator records every marked block it frees, merges
- * or splits off (zeroed.h) in its zone's index, and __GFP_ZERO allocations
+ * PageZeroed(); the allocator records every marked block it frees, merges,
+ * splits off or moves to a movable list (zeroed.h) in its zone's index,
+ * and __GFP_ZERO allocations
  * of user memory take the newest recorded block that is still free,
  * zeroed and of the order recorded. Nothing here decides where a block
  * sits in its free list. Everything is under the zone lock but the
@@ -24,13 +25,50 @@
 
 /* Entries looked at per take: stale ones are dropped on the way. */
 #define ZEROED_LOOKUP		16
-/* Entries per order and zone: a 2 MB block each, within bounds. */
+/* The fewest and the most entries of a ring (4 MB). */
 #define ZEROED_RING_MIN		64
-#define ZEROED_RING_MAX		8192
+#define ZEROED_RING_MAX		(1UL << 20)
+/* The index is an optimisation: under memory pressure, none. */
+#define ZEROED_GFP		(GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN)
+/* The smallest mTHP order: the zeroing thread zeroes no smaller block. */
+#define ZEROED_THREAD_MIN_ORDER	2
 
 static unsigned int *zeroed_ring(struct zeroed_index *zi, unsigned int order)
 {
-	return &zi->pfn[order * zi->size];
+	return &zi->pfn[zi->start[order]];
+}
+
+/*
+ * Entries for the blocks of @order a zone of @pages can have free at
+ * once: free buddies below pageblock_order merge, so at most every other
+ * block. Orders the thread never zeroes get only split remainders, about
+ * one per pageblock. About a byte per page in all.
+ */
+static unsigned long zeroed_ring_size(unsigned long pages, unsigned int order)
+{
+	unsigned long n;
+
+	if (order < ZEROED_THREAD_MIN_ORDER)
+		n = pages >> pageblock_order;
+	else if (order < pageblock_order)
+		n = pages >> (order + 1);
+	else
+		n = pages >> order;
+	return clamp(n, ZEROED_RING_MIN, ZEROED_RING_MAX);
+}
+
+/* The block of an entry if it still is a free zeroed block of @order. */
+static struct page *zeroed_entry_block(struct zone *zone, unsigned int pfn,
+				       unsigned int order)
+{
+	/* Memory may have gone offline or to another zone since. */
+	struct page *page = pfn_to_online_page(zone->zone_start_pfn + pfn);
+
+	if (!page || page_zone(page) != zone)
+		return NULL;
+	if (!PageBuddy(page) || !PageZeroed(page) || buddy_order(page) != order)
+		return NULL;
+	return page;
 }
 
 /**
@@ -39,41 +77,51 @@ static unsigned int *zeroed_ring(struct zeroed_index *zi, unsigned int order)
  * @page: the head of the block, marked PageZeroed()
  * @order: its order
  *
- * Called by the allocator as the block joins a free list. A full ring
- * loses its oldest entry.
+ * Called by the allocator as the block joins a free list, or moves to the
+ * movable one. A full ring forgets its oldest block: the mark is cleared,
+ * so that NR_FREE_ZEROED, which the zeroing thread fills up to its
+ * target, counts only blocks a fault can find.
  */
 void zeroed_index_add(struct zone *zone, struct page *page, unsigned int order)
 {
 	struct zeroed_index *zi = zone->zeroed_index;
+	unsigned int *entry;
 
 	lockdep_assert_held(&zone->lock);
 	if (!zi)
 		return;
-	zeroed_ring(zi, order)[zi->head[order]] = page_to_pfn(page) - zone->zone_start_pfn;
-	zi->head[order] = (zi->head[order] + 1) % zi->size;
-	if (zi->nr[order] < zi->size)
+	entry = &zeroed_ring(zi, order)[zi->head[order]];
+	if (zi->nr[order] == zi->size[order]) {
+		struct page *oldest = zeroed_entry_block(zone, *entry, order);
+
+		/* Not @page itself: its entry is only renewed. */
+		if (oldest && oldest != page)
+			zeroed_block_deleted(zone, oldest, order);
+	} else {
 		zi->nr[order]++;
-	WRITE_ONCE(zi->orders, zi->orders | BIT(order));
+	}
+	*entry = page_to_pfn(page) - zone->zone_start_pfn;
+	zi->head[order] = (zi->head[order] + 1) % zi->size[order];
+	/* Written only when it changes: faults read it without the lock. */
+	if (!(zi->orders & BIT(order)))
+		WRITE_ONCE(zi->orders, zi->orders | BIT(order));
 }
 
-/* The newest entry of @order, taken off its ring: a block, or NULL if stale. */
+/*
+ * The newest entry of @order, taken off its ring: a block, or NULL if
+ * stale or on another migratetype's list (an isolated block is recorded
+ * again when it moves back).
+ */
 static struct page *zeroed_index_pop(struct zone *zone, struct zeroed_index *zi,
 				     unsigned int order, int mt)
 {
-	unsigned long pfn;
 	struct page *page;
 
-	zi->head[order] = (zi->head[order] + zi->size - 1) % zi->size;
+	zi->head[order] = (zi->head[order] + zi->size[order] - 1) % zi->size[order];
 	if (!--zi->nr[order])
 		WRITE_ONCE(zi->orders, zi->orders & ~BIT(order));
-	pfn = zone->zone_start_pfn + zeroed_ring(zi, order)[zi->head[order]];
-
-	/* Memory may have gone offline or to another zone since. */
-	page = pfn_to_online_page(pfn);
-	if (!page || page_zone(page) != zone)
-		return NULL;
-	if (!PageBuddy(page) || !PageZeroed(page) || buddy_order(page) != order ||
-	    get_pageblock_migratetype(page) != mt)
+	page = zeroed_entry_block(zone, zeroed_ring(zi, order)[zi->head[order]], order);
+	if (page && get_pageblock_migratetype(page) != mt)
 		return NULL;
 	return page;
 }
@@ -112,6 +160,68 @@ struct page *zeroed_index_take(struct zone *zone, unsigned int order, int mt)
 	return NULL;
 }
 
+/* Entries looked at per zone lock hold as a ring is compacted. */
+#define ZEROED_COMPACT_BATCH	64
+
+/**
+ * zeroed_index_compact - drop the stale entries of a full ring
+ * @zone: the zone, not locked
+ * @order: the ring's order
+ *
+ * A full ring forgets a zeroed block for each one added, so the zeroing
+ * thread zeroes no block of an order whose ring is full
+ * (zeroed_index_has_room()); before it gives up on one, it calls this.
+ * Every entry is looked at once, oldest first, a batch per zone lock
+ * hold: a stale one is dropped, and so is a duplicate (a block allocated
+ * and zeroed again makes its old entry valid again); the others are kept
+ * in order. A ring found without such an entry is not looked at again
+ * until a zeroed block of its order leaves the free lists
+ * (zeroed_block_deleted()).
+ */
+void zeroed_index_compact(struct zone *zone, unsigned int order)
+{
+	struct zeroed_index *zi = READ_ONCE(zone->zeroed_index);
+	unsigned int seen, todo, size;
+	unsigned long *found, nbits;
+	unsigned int *ring;
+
+	if (!zi || READ_ONCE(zi->nr[order]) < zi->size[order] ||
+	    test_bit(order, &zi->compact))
+		return;
+	/* The blocks seen, by zone-relative pfn; without it, no duplicate is found. */
+	nbits = (zone->spanned_pages >> order) + 1;
+	found = kvcalloc(BITS_TO_LONGS(nbits), sizeof(long), ZEROED_GFP);
+	size = zi->size[order];
+	ring = zeroed_ring(zi, order);
+	spin_lock_irq(&zone->lock);
+	todo = zi->nr[order];
+	for (seen = 0; seen < todo && zi->nr[order]; seen++) {
+		unsigned int oldest = (zi->head[order] + size - zi->nr[order]) % size;
+
+		unsigned long bit = ring[oldest] >> order;
+
+		/* A zone that grew since the bitmap was sized: no check. */
+		if (!zeroed_entry_block(zone, ring[oldest], order) ||
+		    (found && bit < nbits && __test_and_set_bit(bit, found))) {
+			zi->nr[order]--;
+		} else {
+			ring[zi->head[order]] = ring[oldest];
+			zi->head[order] = (zi->head[order] + 1) % size;
+		}
+		if (seen % ZEROED_COMPACT_BATCH == ZEROED_COMPACT_BATCH - 1) {
+			spin_unlock_irq(&zone->lock);
+			cond_resched();
+			spin_lock_irq(&zone->lock);
+		}
+	}
+	if (!zi->nr[order])
+		WRITE_ONCE(zi->orders, zi->orders & ~BIT(order));
+	if (zi->nr[order] == size && found)
+		__set_bit(order, &zi->compact);
+	spin_unlock_irq(&zone->lock);
+	kvfree(found);
+}
+
 /* Forget every entry; the marks are the caller's. */
 static void zeroed_index_clear(struct zone *zone)
 {
@@ -127,40 +237,62 @@ static void zeroed_index_clear(struct zone *zone)
 }
 
 /**
+ * zeroed_index_init_zone - give a populated zone its index
+ * @zone: the zone
+ *
+ * Sized for the zone's memory at the time (zeroed_ring_size()): a zone that
+ * grows later forgets more of its zeroed blocks. An index, once made,
+ * stays. Called as pre-zeroing is turned on, and by the
+ * zeroing thread before it zeroes in a zone populated since (hotplug).
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int zeroed_index_init_zone(struct zone *zone)
+{
+	unsigned long pages = zone_managed_pages(zone), entries = 0;
+	unsigned int size[NR_PAGE_ORDERS], order;
+	struct zeroed_index *zi;
+
+	if (READ_ONCE(zone->zeroed_index))
+		return 0;
+	for (order = 0; order < NR_PAGE_ORDERS; order++) {
+		size[order] = zeroed_ring_size(pages, order);
+		entries += size[order];
+	}
+	zi = kvzalloc(struct_size(zi, pfn, entries), ZEROED_GFP);
+	if (!zi)
+		return -ENOMEM;
+	for (order = 0, entries = 0; order < NR_PAGE_ORDERS; order++) {
+		zi->size[order] = size[order];
+		zi->start[order] = entries;
+		entries += size[order];
+	}
+	spin_lock_irq(&zone->lock);
+	if (!zone->zeroed_index) {
+		WRITE_ONCE(zone->zeroed_index, zi);
+		zi = NULL;
+	}
+	spin_unlock_irq(&zone->lock);
+	kvfree(zi);	/* another caller made one first */
+	return 0;
+}
+
+/**
  * zeroed_index_init - give every populated zone an index
  *
- * Called as pre-zeroing is turned on; an index, once made, stays. A zone
- * without one (no memory for it, or populated by hotplug since) gets no
- * pre-zeroed blocks handed out: its marks still save the zeroing when a
- * freed or split page happens to carry one.
+ * A zone without one gets no pre-zeroed blocks handed out, and the zeroing
+ * thread leaves it alone.
  *
  * Return: 0, or -ENOMEM if no zone could have one.
  */
 int zeroed_index_init(void)
 {
 	struct zone *zone;
-	int made = 0, have = 0;
+	int have = 0;
 
-	for_each_populated_zone(zone) {
-		struct zeroed_index *zi;
-		unsigned int size;
-
-		if (READ_ONCE(zone->zeroed_index)) {
-			have++;
-			continue;
-		}
-		size = clamp_t(unsigned long, zone_managed_pages(zone) >> pageblock_order,
-			       ZEROED_RING_MIN, ZEROED_RING_MAX);
-		zi = kvzalloc(struct_size(zi, pfn, NR_PAGE_ORDERS * size), GFP_KERNEL);
-		if (!zi)
-			continue;
-		zi->size = size;
-		spin_lock_irq(&zone->lock);
-		WRITE_ONCE(zone->zeroed_index, zi);
-		spin_unlock_irq(&zone->lock);
-		made++;
-	}
-	return made || have ? 0 : -ENOMEM;
+	for_each_populated_zone(zone)
+		have += !zeroed_index_init_zone(zone);
+	return have ? 0 : -ENOMEM;
 }
 
 /**

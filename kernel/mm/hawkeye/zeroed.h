@@ -16,6 +16,7 @@
 
 #include <linux/hawkeye.h>
 #include <linux/mmzone.h>
+#include <linux/page-isolation.h>
 #include <linux/vmstat.h>
 
 #include "../internal.h"
@@ -25,20 +26,23 @@
 /*
  * Per order, a ring of zone-relative pfns of zeroed free blocks, newest
  * last. An entry goes stale when its block is allocated or merged; it is
- * checked when taken, and the oldest entries are overwritten when a ring
- * is full. A zeroed block whose entry is gone (overwritten, or dropped
- * while it was isolated) stays zeroed free memory that no fault looks for
- * until it is split or merged again.
+ * checked when taken. Every zeroed block on a movable free list has an
+ * entry: a full ring forgets its oldest block (clears the mark), and the
+ * zeroing thread zeroes no block of an order whose ring is full.
  */
 struct zeroed_index {
 	unsigned long orders;		/* bit n: the ring of order n has entries */
-	unsigned int size;		/* entries per ring */
-	unsigned int head[NR_PAGE_ORDERS];
-	unsigned int nr[NR_PAGE_ORDERS];
-	unsigned int pfn[];		/* NR_PAGE_ORDERS rings of @size */
+	unsigned long compact;		/* bit n: ring n full, none stale at last look */
+	unsigned int size[NR_PAGE_ORDERS];	/* entries of each ring */
+	unsigned int start[NR_PAGE_ORDERS];	/* its first in @pfn */
+	unsigned int head[NR_PAGE_ORDERS];	/* where the next entry goes */
+	unsigned int nr[NR_PAGE_ORDERS];	/* entries in use */
+	unsigned int pfn[];		/* the rings, one after the other */
 };
 
 int zeroed_index_init(void);
+int zeroed_index_init_zone(struct zone *zone);
+void zeroed_index_compact(struct zone *zone, unsigned int order);
 void drop_zeroed_marks(void);
 void zeroed_index_add(struct zone *zone, struct page *page, unsigned int order);
 struct page *zeroed_index_take(struct zone *zone, unsigned int order, int mt);
@@ -53,14 +57,50 @@ static inline void zeroed_block_added(struct zone *zone, struct page *page,
 		__mod_zone_page_state(zone, NR_FREE_ZEROED, 1 << order);
 }
 
-/* A block leaves the free lists: whoever takes it may write it. */
+/*
+ * A block leaves the free lists: whoever takes it may write it. Its entry,
+ * if any, goes stale: the ring is worth compacting again.
+ */
 static inline void zeroed_block_deleted(struct zone *zone, struct page *page,
 					unsigned int order)
 {
-	if (PageZeroed(page)) {
-		__ClearPageZeroed(page);
-		__mod_zone_page_state(zone, NR_FREE_ZEROED, -(1 << order));
-	}
+	struct zeroed_index *zi;
+
+	if (!PageZeroed(page))
+		return;
+	__ClearPageZeroed(page);
+	__mod_zone_page_state(zone, NR_FREE_ZEROED, -(1 << order));
+	zi = zone->zeroed_index;
+	if (zi && test_bit(order, &zi->compact))
+		__clear_bit(order, &zi->compact);
+}
+
+/* May the zeroing thread add a block of @order? Not to a full ring. */
+static inline bool zeroed_index_has_room(struct zone *zone, unsigned int order)
+{
+	struct zeroed_index *zi = zone->zeroed_index;
+
+	lockdep_assert_held(&zone->lock);
+	return zi && zi->nr[order] < zi->size[order];
+}
+
+/*
+ * A free block moves to another migratetype's list (its pageblock's type
+ * changes). Faults look for zeroed blocks on the movable lists: moving
+ * there, a zeroed block is recorded (an isolated block's entry may have
+ * been dropped meanwhile); moving elsewhere, it is forgotten, so that
+ * NR_FREE_ZEROED counts what faults can find. Isolation is brief: an
+ * isolated block keeps its mark.
+ */
+static inline void zeroed_block_moved(struct zone *zone, struct page *page,
+				      unsigned int order, int mt)
+{
+	if (!PageZeroed(page))
+		return;
+	if (mt == MIGRATE_MOVABLE)
+		zeroed_index_add(zone, page, order);
+	else if (!is_migrate_isolate(mt))
+		zeroed_block_deleted(zone, page, order);
 }
 
 /* Mark a zeroed free block, before it joins a list, and record it. */
@@ -107,13 +147,25 @@ static inline bool zeroed_page_needs_init(struct page *page, unsigned int order,
 
 /*
  * Order-0 __GFP_ZERO user pages have their own pcp list, filled from
- * zeroed blocks first, so that page cache and other allocations that
- * need no zeroing never take them. Returns 0 for the other lists.
+ * zeroed blocks first, so that page cache and other allocations that need
+ * no zeroing never take them. While it is empty and the index has nothing,
+ * they take @list, where freed pages go, as without pre-zeroing.
  */
-static inline unsigned int zeroed_pcp_pindex(unsigned int order,
-					     unsigned int alloc_flags)
+static inline struct list_head *zeroed_pcp_list(struct zone *zone,
+						struct per_cpu_pages *pcp,
+						unsigned int order,
+						unsigned int alloc_flags,
+						struct list_head *list)
 {
-	return !order && (alloc_flags & ALLOC_ZEROED) ? PCP_ZEROED_PINDEX : 0;
+	struct list_head *zeroed = &pcp->lists[PCP_ZEROED_PINDEX];
+	struct zeroed_index *zi;
+
+	if (order || !(alloc_flags & ALLOC_ZEROED))
+		return list;
+	zi = READ_ONCE(zone->zeroed_index);
+	if (list_empty(zeroed) && !(zi && READ_ONCE(zi->orders)))
+		return list;
+	return zeroed;
 }
 
 /*
@@ -125,10 +177,12 @@ static inline unsigned int zeroed_pcp_pindex(unsigned int order,
 static inline bool zeroed_skip_pcp(struct zone *zone, unsigned int order,
 				   unsigned int alloc_flags)
 {
-	struct zeroed_index *zi = READ_ONCE(zone->zeroed_index);
+	struct zeroed_index *zi;
 
-	return order && (alloc_flags & ALLOC_ZEROED) && zi &&
-	       (READ_ONCE(zi->orders) >> order);
+	if (!order || !(alloc_flags & ALLOC_ZEROED))
+		return false;
+	zi = READ_ONCE(zone->zeroed_index);
+	return zi && (READ_ONCE(zi->orders) >> order);
 }
 
 #else /* !CONFIG_HAWKEYE */
@@ -152,10 +206,16 @@ static inline bool zeroed_page_needs_init(struct page *page, unsigned int order,
 	return init;
 }
 
-static inline unsigned int zeroed_pcp_pindex(unsigned int order,
-					     unsigned int alloc_flags)
+static inline void zeroed_block_moved(struct zone *zone, struct page *page,
+				      unsigned int order, int mt) { }
+
+static inline struct list_head *zeroed_pcp_list(struct zone *zone,
+						struct per_cpu_pages *pcp,
+						unsigned int order,
+						unsigned int alloc_flags,
+						struct list_head *list)
 {
-	return 0;
+	return list;
 }
 
 static inline bool zeroed_skip_pcp(struct zone *zone, unsigned int order,

@@ -134,6 +134,8 @@ static void pa_test_index_stale(struct kunit *test)
 	pa_check(&c, zeroed_index_take(zone, HALF_ORDER, mt) != page);
 	pa_check(&c, move_freepages_block_isolate(zone, page, mt));
 	pa_check(&c, PageZeroed(page));
+	/* Back on the movable list, it is found again. */
+	pa_check(&c, zeroed_index_take(zone, HALF_ORDER, mt) == page);
 #endif
 	pa_check_marks(&c, zone);
 	/* Merge the halves for pa_test_end(). */
@@ -143,7 +145,11 @@ static void pa_test_index_stale(struct kunit *test)
 	pa_test_end(test, &c, zone, page);
 }
 
-/* Steal: a pageblock moved to another migratetype keeps its marks. */
+/*
+ * Steal: a zeroed block moved to another migratetype's list is forgotten
+ * (faults look on the movable lists only), so that NR_FREE_ZEROED counts
+ * only what they can find.
+ */
 static void pa_test_steal(struct kunit *test)
 {
 	struct zone *zone;
@@ -163,14 +169,113 @@ static void pa_test_steal(struct kunit *test)
 			    buddy_list)
 		listed |= pos == page;
 	pa_check(&c, listed);
-	pa_check(&c, PageZeroed(page));
+	pa_check(&c, !PageZeroed(page));
 	pa_check_marks(&c, zone);
 	pa_check(&c, move_freepages_block(zone, page, MIGRATE_UNMOVABLE, mt) ==
 		     1 << HALF_ORDER);
-	pa_check(&c, PageZeroed(page));
+	pa_check(&c, !PageZeroed(page));
+	pa_check(&c, zeroed_index_take(zone, HALF_ORDER, mt) != page);
 	pa_check_marks(&c, zone);
 	pa_test_put(half, HALF_ORDER, false);
 	spin_unlock_irq(&zone->lock);
+	pa_test_end(test, &c, zone, page);
+}
+
+#define RING_TEST_SIZE	4
+
+/* An index of @size entries per order, to stand in for a zone's. */
+static struct zeroed_index *pa_test_index(unsigned int size)
+{
+	struct zeroed_index *zi;
+	unsigned int order;
+
+	zi = kzalloc(struct_size(zi, pfn, NR_PAGE_ORDERS * size), GFP_KERNEL);
+	for (order = 0; zi && order < NR_PAGE_ORDERS; order++) {
+		zi->size[order] = size;
+		zi->start[order] = order * size;
+	}
+	return zi;
+}
+
+/*
+ * A full ring forgets its oldest block, mark and count, so that every
+ * block NR_FREE_ZEROED counts can be found (blocks it lost stayed counted,
+ * and the zeroing thread stopped short of its target); the thread is told
+ * there is no room until an entry goes stale and the ring is compacted.
+ */
+static void pa_test_ring_full(struct kunit *test)
+{
+	const unsigned int n = RING_TEST_SIZE + 2;
+	struct zeroed_index *zi, *own;
+	struct pa_checks c = { };
+	struct zone *zone;
+	struct page *page;
+	unsigned int i;
+	int mt;
+
+	zi = pa_test_index(RING_TEST_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, zi);
+	page = pa_test_start(test, &zone);
+	mt = get_pageblock_migratetype(page);
+	pa_test_fill(page, TEST_ORDER, 0);
+	spin_lock_irq(&zone->lock);
+	own = zone->zeroed_index;
+	WRITE_ONCE(zone->zeroed_index, zi);
+	/* Even pages only: no two of them are buddies. */
+	for (i = 0; i < n; i++)
+		pa_test_put(page + 2 * i, 0, true);
+	pa_check(&c, !PageZeroed(page));
+	pa_check(&c, !PageZeroed(page + 2));
+	for (i = 2; i < n; i++)
+		pa_check(&c, PageZeroed(page + 2 * i));
+	/*
+	 * The oldest allocated and zeroed again: its own entry, the oldest of
+	 * the full ring, is renewed, not forgotten (the block is not counted
+	 * yet as it is recorded: forgetting it uncounted it twice).
+	 */
+	del_page_from_free_list(page + 4, zone, 0, mt);
+	pa_test_put(page + 4, 0, true);
+	pa_check(&c, PageZeroed(page + 4));
+	pa_check_marks(&c, zone);
+	/* Every entry is a block: no room, compacted or not. */
+	pa_check(&c, !zeroed_index_has_room(zone, 0));
+	spin_unlock_irq(&zone->lock);
+	zeroed_index_compact(zone, 0);
+	spin_lock_irq(&zone->lock);
+	pa_check(&c, !zeroed_index_has_room(zone, 0));
+	pa_check(&c, test_bit(0, &zi->compact));
+	/* One taken through the index, as a fault takes it: room. */
+	pa_check(&c, zeroed_index_take(zone, 0, mt) == page + 4);
+	del_page_from_free_list(page + 4, zone, 0, mt);
+	pa_check(&c, !test_bit(0, &zi->compact));
+	pa_check(&c, zeroed_index_has_room(zone, 0));
+	/*
+	 * One allocated without the index and zeroed again: its old entry is
+	 * valid again beside the new one, and the ring is full; compacted,
+	 * the duplicate goes, the others are kept in order.
+	 */
+	del_page_from_free_list(page + 6, zone, 0, mt);
+	pa_test_put(page + 6, 0, true);
+	pa_check(&c, PageZeroed(page + 6));
+	pa_check(&c, !zeroed_index_has_room(zone, 0));
+	spin_unlock_irq(&zone->lock);
+	zeroed_index_compact(zone, 0);
+	spin_lock_irq(&zone->lock);
+	pa_check(&c, zeroed_index_has_room(zone, 0));
+	pa_check(&c, zeroed_index_take(zone, 0, mt) == page + 10);
+	pa_check(&c, zeroed_index_take(zone, 0, mt) == page + 8);
+	pa_check(&c, zeroed_index_take(zone, 0, mt) == page + 6);
+	pa_check(&c, !zeroed_index_take(zone, 0, mt));
+	pa_check_marks(&c, zone);
+	WRITE_ONCE(zone->zeroed_index, own);
+	/* Everything back, merged into the test block. */
+	pa_test_put(page + 4, 0, false);
+	for (i = 1; i < (1 << TEST_ORDER); i++)
+		if (i % 2 || i >= 2 * n)
+			pa_test_put(page + i, 0, false);
+	spin_unlock_irq(&zone->lock);
+	synchronize_rcu();	/* a fault may have read zi->orders */
+	kfree(zi);
 	pa_test_end(test, &c, zone, page);
 }
 
@@ -201,17 +306,18 @@ static void pa_test_pcp(struct kunit *test)
 	struct page *page = pa_test_start(test, &zone);
 	int mt = get_pageblock_migratetype(page);
 	struct per_cpu_pages pcp = { };
-	unsigned int pindex = zeroed_pcp_pindex(0, ALLOC_ZEROED);
+	unsigned int pindex = PCP_ZEROED_PINDEX;
 	struct list_head *list = pa_test_pcp_start(&pcp, pindex, zone, page);
 	struct page *pos, *written = NULL;
 	bool was_on = pa_test_key_on();
 	struct pa_checks c = { };
 	int from_block = 0;
 
-	KUNIT_EXPECT_EQ(test, pindex, PCP_ZEROED_PINDEX);
 	KUNIT_EXPECT_EQ(test, pindex_to_order(pindex), 0);
-	KUNIT_EXPECT_EQ(test, zeroed_pcp_pindex(0, 0), 0);
-	KUNIT_EXPECT_EQ(test, zeroed_pcp_pindex(1, ALLOC_ZEROED), 0);
+	/* The index has a block: __GFP_ZERO user pages take the zeroed list. */
+	KUNIT_EXPECT_PTR_EQ(test, zeroed_pcp_list(zone, &pcp, 0, ALLOC_ZEROED, NULL), list);
+	KUNIT_EXPECT_NULL(test, zeroed_pcp_list(zone, &pcp, 0, 0, NULL));
+	KUNIT_EXPECT_NULL(test, zeroed_pcp_list(zone, &pcp, 1, ALLOC_ZEROED, NULL));
 	pcp.count = rmqueue_bulk(zone, 0, 16, list, mt, ALLOC_ZEROED);
 	KUNIT_EXPECT_EQ(test, pcp.count, 16);
 	list_for_each_entry(pos, list, pcp_list) {
@@ -260,13 +366,15 @@ static void pa_test_pcp(struct kunit *test)
 static int pa_test_refills(struct zone *zone, int mt, unsigned int alloc_flags, int n)
 {
 	struct per_cpu_pages pcp = { .high = 64, .high_min = 64, .high_max = 64, .batch = 8 };
-	unsigned int pindex = zeroed_pcp_pindex(0, alloc_flags) ?: order_to_pindex(mt, 0);
-	struct list_head *list = &pcp.lists[pindex];
+	struct list_head *list;
 	int i, refills = 0;
+	unsigned int pindex;
 	LIST_HEAD(taken);
 
 	for (i = 0; i < NR_PCP_LISTS; i++)
 		INIT_LIST_HEAD(&pcp.lists[i]);
+	list = zeroed_pcp_list(zone, &pcp, 0, alloc_flags, &pcp.lists[order_to_pindex(mt, 0)]);
+	pindex = list - pcp.lists;
 	for (i = 0; i < n; i++) {
 		int before = pcp.count;
 		struct page *page = __rmqueue_pcplist(zone, 0, mt, alloc_flags, &pcp, list);
@@ -317,6 +425,56 @@ static void pa_test_pcp_refills(struct kunit *test)
 	pa_check_marks(&c, zone);
 	spin_unlock_irq(&zone->lock);
 	pa_test_end(test, &c, zone, page);
+}
+
+/*
+ * With the zeroed pcp list empty and nothing in the index, __GFP_ZERO user
+ * pages come from the list freed pages go to, as without pre-zeroing: a
+ * fault/free loop recycles its page instead of refilling the zeroed list
+ * from the buddy lists.
+ */
+static void pa_test_pcp_recycles(struct kunit *test)
+{
+	struct per_cpu_pages pcp = { .high = 64, .high_min = 64, .high_max = 64, .batch = 8 };
+	const int mt = MIGRATE_MOVABLE;
+	struct list_head *plain = &pcp.lists[order_to_pindex(mt, 0)], *list;
+	struct zeroed_index *zi, *own;
+	struct page *page, *got;
+	struct zone *zone;
+	int i;
+
+	if (hawkeye_prezero_enabled())
+		kunit_skip(test, "pre-zeroing is on");
+	zone = pa_test_zone(test);
+	zi = pa_test_index(1);
+	KUNIT_ASSERT_NOT_NULL(test, zi);
+	for (i = 0; i < NR_PCP_LISTS; i++)
+		INIT_LIST_HEAD(&pcp.lists[i]);
+	spin_lock_irq(&zone->lock);
+	own = zone->zeroed_index;
+	WRITE_ONCE(zone->zeroed_index, zi);
+	/* A page freed to the pcp list. */
+	page = __rmqueue_smallest(zone, 0, mt);
+	if (page) {
+		list_add(&page->pcp_list, plain);
+		pcp.count = 1;
+	}
+	spin_unlock_irq(&zone->lock);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	list = zeroed_pcp_list(zone, &pcp, 0, ALLOC_ZEROED, plain);
+	got = __rmqueue_pcplist(zone, 0, mt, ALLOC_ZEROED, &pcp, list);
+	KUNIT_EXPECT_PTR_EQ(test, list, plain);
+	KUNIT_EXPECT_PTR_EQ(test, got, page);
+	if (got) {
+		list_add(&got->pcp_list, list);
+		pcp.count++;
+	}
+	free_pcppages_bulk(zone, pcp.count, &pcp, 0);
+	spin_lock_irq(&zone->lock);
+	WRITE_ONCE(zone->zeroed_index, own);
+	spin_unlock_irq(&zone->lock);
+	synchronize_rcu();	/* a fault may have read zi->orders */
+	kfree(zi);
 }
 
 /*
@@ -495,6 +653,33 @@ static void pa_test_isolation(struct kunit *test)
 }
 
 /*
+ * Memory onlining (and memblock) frees fresh blocks as __free_pages_core()
+ * does, to the tail (FPI_TO_TAIL, past the pcp lists): with pre-zeroing
+ * on too, an unzeroed block goes there.
+ */
+static void pa_test_online(struct kunit *test)
+{
+	struct pa_checks c = { };
+	struct list_head *list;
+	struct zone *zone;
+	struct page *page;
+	bool was_on;
+
+	page = pa_test_start(test, &zone);
+	list = &zone->free_area[TEST_ORDER].free_list[get_pageblock_migratetype(page)];
+	was_on = pa_test_key_on();
+	__free_pages_ok(page, TEST_ORDER, FPI_TO_TAIL);
+	spin_lock_irq(&zone->lock);
+	pa_check(&c, pa_test_free_block(page, TEST_ORDER));
+	pa_check(&c, !PageZeroed(page));
+	pa_check(&c, page == list_last_entry(list, struct page, buddy_list));
+	pa_check_marks(&c, zone);
+	spin_unlock_irq(&zone->lock);
+	pa_test_key_restore(was_on);
+	pa_test_end(test, &c, zone, page);
+}
+
+/*
  * Placement is upstream's, pre-zeroing on or off: a block put back after
  * isolation (free page reporting's, the zeroing thread's) goes to the
  * tail, zeroed or not, and a freed one to the head, zeroed or not.
@@ -628,13 +813,16 @@ static struct kunit_case hawkeye_page_alloc_cases[] = {
 	KUNIT_CASE(pa_test_expand),
 	KUNIT_CASE(pa_test_index_stale),
 	KUNIT_CASE(pa_test_steal),
+	KUNIT_CASE(pa_test_ring_full),
 	KUNIT_CASE(pa_test_pcp),
 	KUNIT_CASE(pa_test_pcp_refills),
+	KUNIT_CASE(pa_test_pcp_recycles),
 	KUNIT_CASE(pa_test_reported),
 	KUNIT_CASE(pa_test_off),
 	KUNIT_CASE(pa_test_capture),
 	KUNIT_CASE(pa_test_isolation),
 	KUNIT_CASE(pa_test_putback),
+	KUNIT_CASE(pa_test_online),
 	KUNIT_CASE(pa_test_zeroed_allocations),
 	{}
 };

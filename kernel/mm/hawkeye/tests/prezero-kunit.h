@@ -53,6 +53,8 @@ static void prezero_test_one_block_is_counted(struct kunit *test)
 	zone = page_zone(probe);
 	__free_page(probe);
 
+	/* As the thread does before it zeroes in a zone. */
+	KUNIT_ASSERT_EQ(test, zeroed_index_init_zone(zone), 0);
 	free = zone_page_state_snapshot(zone, NR_FREE_PAGES);
 	zeroed = zone_page_state_snapshot(zone, NR_FREE_ZEROED);
 	done = prezero_one_block(zone, true);
@@ -64,6 +66,50 @@ static void prezero_test_one_block_is_counted(struct kunit *test)
 	/* Other allocations may come and go; a 2 MB block did not vanish. */
 	KUNIT_EXPECT_GT(test, zone_page_state_snapshot(zone, NR_FREE_PAGES) + 256,
 			free);
+}
+
+/*
+ * A zone populated after pre-zeroing was turned on (hotplug) has no index
+ * of zeroed blocks: the thread gives it one before it zeroes there, so
+ * that a fault can find what it zeroed.
+ */
+static void prezero_test_zone_without_index(struct kunit *test)
+{
+	pg_data_t *pgdat = NODE_DATA(numa_node_id());
+	struct zeroed_index *own, *made;
+	struct page *found = NULL;
+	struct zone *zone;
+	unsigned long done;
+	int z = MAX_NR_ZONES - 1;
+
+	/* The thread zeroes in the highest zone it can: start with it. */
+	while (z > 0 && !populated_zone(&pgdat->node_zones[z]))
+		z--;
+	zone = &pgdat->node_zones[z];
+	/* The thread would race the case for the zone's index. */
+	if (hawkeye_prezero_enabled())
+		kunit_skip(test, "pre-zeroing is on");
+	spin_lock_irq(&zone->lock);
+	own = zone->zeroed_index;
+	WRITE_ONCE(zone->zeroed_index, NULL);
+	spin_unlock_irq(&zone->lock);
+
+	done = prezero_node(pgdat);
+
+	spin_lock_irq(&zone->lock);
+	made = zone->zeroed_index;
+	if (made)
+		found = zeroed_index_take(zone, 0, MIGRATE_MOVABLE);
+	WRITE_ONCE(zone->zeroed_index, own);
+	spin_unlock_irq(&zone->lock);
+	synchronize_rcu();	/* a fault may have read made->orders */
+	kvfree(made);
+	/* The block zeroed is recorded in no index now: unmark it. */
+	drop_zeroed_marks();
+	if (!done)
+		kunit_skip(test, "nothing to zero in node %d", pgdat->node_id);
+	KUNIT_EXPECT_NOT_NULL(test, made);
+	KUNIT_EXPECT_NOT_NULL(test, found);
 }
 
 /*
@@ -126,6 +172,7 @@ static struct kunit_case hawkeye_prezero_cases[] = {
 	KUNIT_CASE(prezero_test_zero_block_cached),
 	KUNIT_CASE(prezero_test_budget),
 	KUNIT_CASE(prezero_test_one_block_is_counted),
+	KUNIT_CASE(prezero_test_zone_without_index),
 	KUNIT_CASE(prezero_test_free_drops_stray_mark),
 	KUNIT_CASE(prezero_test_find_behind_zeroed),
 	{}

@@ -958,7 +958,7 @@ static int promote_test_young(unsigned long addr, unsigned long *young,
  * closing reads them and leaves them for reclaim. A region whose page
  * table was not accessed since is skipped where the CPU marks tables
  * accessed, and one access is seen again. A secondary MMU is asked once
- * per 2 MB region (review finding C3), and its access counts for all.
+ * per 2 MB region (review finding C3) where it saw no access.
  */
 static void promote_test_young_ptes(struct kunit *test)
 {
@@ -967,6 +967,8 @@ static void promote_test_young_ptes(struct kunit *test)
 	unsigned long hw = arch_has_hw_nonleaf_pmd_young() && !lru_gen_enabled();
 	DECLARE_BITMAP(young, HPAGE_PMD_NR);
 	bool per_page = false;
+	struct folio *folio;
+	struct page *page;
 
 	uaddr = kunit_vm_mmap(test, NULL, 0, 2 * HPAGE_PMD_SIZE, PROT_READ | PROT_WRITE,
 			      MAP_PRIVATE | MAP_ANONYMOUS, 0);
@@ -999,6 +1001,8 @@ static void promote_test_young_ptes(struct kunit *test)
 	 * page by page, and then only that page counts. The CPU's bits are
 	 * old (the windows above cleared them).
 	 */
+	KUNIT_ASSERT_EQ(test, get_user_pages_fast(addr + 3 * PAGE_SIZE, 1, 0, &page), 1);
+	folio = page_folio(page);
 	KUNIT_ASSERT_EQ(test, mmu_notifier_register(&t.mn, current->mm), 0);
 	t.hot = addr + 7 * PAGE_SIZE;
 	KUNIT_EXPECT_EQ(test, promote_test_young(addr, NULL, &skipped, &per_page), 0);
@@ -1011,12 +1015,24 @@ static void promote_test_young_ptes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, find_first_bit(young, HPAGE_PMD_NR), 7);
 	KUNIT_EXPECT_TRUE(test, per_page);
 	KUNIT_EXPECT_EQ(test, t.calls, 1 + HPAGE_PMD_NR);
+	/*
+	 * An opening counts nothing: one range ask clears the bits, not 512
+	 * page asks, and a yes keeps the access of every page for reclaim,
+	 * which the range answer cleared.
+	 */
+	folio_test_clear_young(folio);
+	t.hot = addr;
+	KUNIT_EXPECT_EQ(test, promote_test_young(addr, NULL, &skipped, &per_page), 0);
+	KUNIT_EXPECT_TRUE(test, per_page);
+	KUNIT_EXPECT_EQ(test, t.calls, 2 + HPAGE_PMD_NR);
+	KUNIT_EXPECT_TRUE(test, folio_test_young(folio));
 	/* No access since: page by page once more, then a range again. */
 	KUNIT_EXPECT_EQ(test, promote_test_young(addr, young, &skipped, &per_page), 0);
 	KUNIT_EXPECT_FALSE(test, per_page);
 	KUNIT_EXPECT_EQ(test, promote_test_young(addr, young, &skipped, &per_page), 0);
-	KUNIT_EXPECT_EQ(test, t.calls, 2 + 2 * HPAGE_PMD_NR);
+	KUNIT_EXPECT_EQ(test, t.calls, 3 + 2 * HPAGE_PMD_NR);
 	mmu_notifier_unregister(&t.mn, current->mm);
+	folio_put(folio);
 	KUNIT_EXPECT_EQ(test, skipped, 3 * hw);
 }
 #endif
