@@ -227,6 +227,28 @@ static unsigned int prezero_min_order(void)
 }
 
 /*
+ * An unzeroed free block of @order taken off @zone's movable list, or
+ * NULL. One zone lock hold per order, as compaction's free page scanner
+ * takes: a walk of each end of one list.
+ */
+static struct page *prezero_isolate_block(struct zone *zone, unsigned int order)
+{
+	struct list_head *list = &zone->free_area[order].free_list[MIGRATE_MOVABLE];
+	struct page *page = NULL;
+
+	spin_lock_irq(&zone->lock);
+	/* Leave memory alone while reclaim may need it. */
+	if (zone_watermark_ok(zone, 0, high_wmark_pages(zone) + MAX_ORDER_NR_PAGES,
+			      zone_idx(zone), 0) &&
+	    zeroed_index_has_room(zone, order))
+		page = prezero_find_block(list);
+	if (page && !__isolate_free_page(page, order))
+		page = NULL;
+	spin_unlock_irq(&zone->lock);
+	return page;
+}
+
+/*
  * Zero one free block of @zone. Returns the number of pages zeroed, 0 when
  * the zone has no unzeroed block or is short of free memory.
  */
@@ -235,28 +257,14 @@ static unsigned long prezero_one_block(struct zone *zone, bool nt)
 	int order, min_order = prezero_min_order();
 	struct page *page = NULL;
 
-	for (order = MAX_PAGE_ORDER; order >= min_order; order--)
-		zeroed_index_compact(zone, order);
-	spin_lock_irq(&zone->lock);
-	/* Leave memory alone while reclaim may need it. */
-	if (!zone_watermark_ok(zone, 0, high_wmark_pages(zone) + MAX_ORDER_NR_PAGES,
-			       zone_idx(zone), 0))
-		goto out_unlock;
 	for (order = MAX_PAGE_ORDER; order >= min_order; order--) {
-		struct list_head *list =
-			&zone->free_area[order].free_list[MIGRATE_MOVABLE];
-
-		if (!zeroed_index_has_room(zone, order))
-			continue;
-		page = prezero_find_block(list);
+		zeroed_index_compact(zone, order);
+		page = prezero_isolate_block(zone, order);
 		if (page)
 			break;
 	}
-	if (!page || !__isolate_free_page(page, order)) {
-		page = NULL;
-		goto out_unlock;
-	}
-	spin_unlock_irq(&zone->lock);
+	if (!page)
+		return 0;
 
 	zero_block(page, order, nt);
 
@@ -269,10 +277,6 @@ static unsigned long prezero_one_block(struct zone *zone, bool nt)
 	if (order < PREZERO_ORDER)
 		count_vm_events(HAWKEYE_PREZERO_MTHP_PAGES, 1UL << order);
 	return 1UL << order;
-
-out_unlock:
-	spin_unlock_irq(&zone->lock);
-	return 0;
 }
 
 static unsigned long node_free_zeroed(pg_data_t *pgdat)

@@ -132,39 +132,95 @@ static void prezero_test_free_drops_stray_mark(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, marked);
 }
 
-#define FIND_TEST_BLOCKS	(4 * PREZERO_LOOKUP + 1)
+/* Real pages on a private list, for prezero_find_block(). */
+struct find_test {
+	struct list_head list;
+	int nr;
+	struct page *pages[];
+};
+
+static void find_test_free(void *data)
+{
+	struct find_test *ft = data;
+	int i;
+
+	for (i = 0; i < ft->nr; i++) {
+		__ClearPageZeroed(ft->pages[i]);
+		__free_page(ft->pages[i]);
+	}
+}
+
+/* @nr pages, in this order, all marked zeroed but the one at @want. */
+static struct find_test *find_test_make(struct kunit *test, int nr, int want)
+{
+	struct find_test *ft = kunit_kzalloc(test, struct_size(ft, pages, nr), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, ft);
+	INIT_LIST_HEAD(&ft->list);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, find_test_free, ft));
+	for (; ft->nr < nr; ft->nr++) {
+		struct page *page = alloc_page(GFP_KERNEL);
+
+		KUNIT_ASSERT_NOT_NULL(test, page);
+		if (ft->nr != want)
+			__SetPageZeroed(page);
+		list_add_tail(&page->buddy_list, &ft->list);
+		ft->pages[ft->nr] = page;
+	}
+	return ft;
+}
+
+static bool find_test_first(struct find_test *ft, int i)
+{
+	return list_is_first(&ft->pages[i]->buddy_list, &ft->list);
+}
+
+static bool find_test_last(struct find_test *ft, int i)
+{
+	return list_is_last(&ft->pages[i]->buddy_list, &ft->list);
+}
 
 /*
  * An unzeroed block with more zeroed blocks on either side than one walk
  * looks at (a free put at the tail, then blocks zeroed after it) is found
- * by the walks that follow, and the blocks passed move behind the rest.
+ * by the walks that follow.
  */
 static void prezero_test_find_behind_zeroed(struct kunit *test)
 {
-	const int hidden = 2 * PREZERO_LOOKUP;
-	struct page *pages[FIND_TEST_BLOCKS], *found = NULL;
-	LIST_HEAD(list);
-	int i, walks;
+	const int nr = 4 * PREZERO_LOOKUP + 1, want = 2 * PREZERO_LOOKUP;
+	struct find_test *ft = find_test_make(test, nr, want);
+	struct page *found = NULL;
+	int walks;
 
-	for (i = 0; i < FIND_TEST_BLOCKS; i++) {
-		pages[i] = alloc_page(GFP_KERNEL);
-		if (!pages[i])
-			break;
-		if (i != hidden)
-			__SetPageZeroed(pages[i]);
-		list_add_tail(&pages[i]->buddy_list, &list);
-	}
-	for (walks = 0; i == FIND_TEST_BLOCKS && walks < FIND_TEST_BLOCKS && !found; walks++)
-		found = prezero_find_block(&list);
+	for (walks = 0; walks < nr && !found; walks++)
+		found = prezero_find_block(&ft->list);
+	KUNIT_EXPECT_PTR_EQ(test, found, ft->pages[want]);
+	KUNIT_EXPECT_TRUE(test, find_test_first(ft, want));
+}
 
-	KUNIT_EXPECT_EQ(test, i, FIND_TEST_BLOCKS);
-	KUNIT_EXPECT_PTR_EQ(test, found, pages[hidden]);
-	KUNIT_EXPECT_TRUE(test, found && list_is_first(&found->buddy_list, &list));
-	while (i--) {
-		list_del(&pages[i]->buddy_list);
-		__ClearPageZeroed(pages[i]);
-		__free_page(pages[i]);
-	}
+/* A block found from the head: the zeroed ones before it go behind the rest. */
+static void prezero_test_find_near_head(struct kunit *test)
+{
+	const int nr = 4 * PREZERO_LOOKUP + 1, want = 5;
+	struct find_test *ft = find_test_make(test, nr, want);
+
+	KUNIT_EXPECT_PTR_EQ(test, prezero_find_block(&ft->list), ft->pages[want]);
+	KUNIT_EXPECT_TRUE(test, find_test_first(ft, want));
+	KUNIT_EXPECT_TRUE(test, find_test_last(ft, want - 1));
+}
+
+/* Nothing to zero in an empty list, or in one a walk covers: no rotation. */
+static void prezero_test_find_nothing(struct kunit *test)
+{
+	struct find_test *ft = find_test_make(test, 0, -1);
+
+	KUNIT_EXPECT_NULL(test, prezero_find_block(&ft->list));
+	KUNIT_EXPECT_TRUE(test, list_empty(&ft->list));
+
+	ft = find_test_make(test, PREZERO_LOOKUP, -1);
+	KUNIT_EXPECT_NULL(test, prezero_find_block(&ft->list));
+	KUNIT_EXPECT_TRUE(test, find_test_first(ft, 0));
+	KUNIT_EXPECT_TRUE(test, find_test_last(ft, PREZERO_LOOKUP - 1));
 }
 
 static struct kunit_case hawkeye_prezero_cases[] = {
@@ -175,6 +231,8 @@ static struct kunit_case hawkeye_prezero_cases[] = {
 	KUNIT_CASE(prezero_test_zone_without_index),
 	KUNIT_CASE(prezero_test_free_drops_stray_mark),
 	KUNIT_CASE(prezero_test_find_behind_zeroed),
+	KUNIT_CASE(prezero_test_find_near_head),
+	KUNIT_CASE(prezero_test_find_nothing),
 	{}
 };
 
