@@ -202,7 +202,7 @@ static void prezeroed_faults(struct __test_metadata *_metadata, const char *thp,
 		dirty_and_free_on(0, pool_len + 64 * MB);
 		zeroings = vmstat("hawkeye_prezero_pages");
 		ASSERT_TRUE(wait_zeroed(0, pool_len / MB, 120)) {
-			TH_LOG("round %d: only %ld pages pre-zeroed on node 0 (%ld zeroed while waiting)",
+			TH_LOG("round %d: only %ld pages pre-zeroed on node 0 (%ld zeroed on all nodes meanwhile)",
 			       round, node_zeroed(0), vmstat("hawkeye_prezero_pages") - zeroings);
 			log_movable_free(_metadata, 0);
 		}
