@@ -23,8 +23,12 @@
 #include "hawkeye.h"
 #include "zeroed.h"
 
-/* Entries looked at per take: stale ones are dropped on the way. */
-#define ZEROED_LOOKUP		16
+/*
+ * Entries looked at per take and order: stale ones are dropped on the
+ * way, and those of one order (a ring of mTHP-sized blocks left from
+ * when that size was in use) do not hide the blocks of the others.
+ */
+#define ZEROED_LOOKUP		2
 /* The fewest and the most entries of a ring (4 MB). */
 #define ZEROED_RING_MIN		64
 #define ZEROED_RING_MAX		(1UL << 20)
@@ -132,8 +136,8 @@ static struct page *zeroed_index_pop(struct zone *zone, struct zeroed_index *zi,
  * @order: the allocation's order
  * @mt: its migratetype: only a block on that type's free list is taken
  *
- * The smallest order first, the newest block of each. The block stays on
- * its free list; the caller takes it off and splits it, which marks and
+ * The smallest order first, the newest ZEROED_LOOKUP entries of each. The
+ * block stays on its free list; the caller takes it off and splits it, which marks and
  * records the remainders.
  *
  * Return: the head of a free zeroed block of at least @order, or NULL.
@@ -141,16 +145,14 @@ static struct page *zeroed_index_pop(struct zone *zone, struct zeroed_index *zi,
 struct page *zeroed_index_take(struct zone *zone, unsigned int order, int mt)
 {
 	struct zeroed_index *zi = zone->zeroed_index;
-	int budget = ZEROED_LOOKUP;
-	unsigned long orders;
+	unsigned int o;
+	int n;
 
 	lockdep_assert_held(&zone->lock);
 	if (!zi)
 		return NULL;
-	while (budget > 0 && (orders = zi->orders >> order)) {
-		unsigned int o = order + __ffs(orders);
-
-		for (; budget > 0 && zi->nr[o]; budget--) {
+	for (o = order; o < NR_PAGE_ORDERS; o++) {
+		for (n = 0; n < ZEROED_LOOKUP && zi->nr[o]; n++) {
 			struct page *page = zeroed_index_pop(zone, zi, o, mt);
 
 			if (page)

@@ -198,6 +198,47 @@ static struct zeroed_index *pa_test_index(unsigned int size)
 }
 
 /*
+ * Stale entries of a smaller order (16 KB blocks zeroed, then allocated
+ * without the index) do not hide a zeroed 2 MB block from a 4 KB
+ * allocation.
+ */
+static void pa_test_take_past_stale(struct kunit *test)
+{
+	struct zeroed_index *zi, *own;
+	struct pa_checks c = { };
+	struct zone *zone;
+	struct page *page, *half;
+	unsigned int i;
+	int mt;
+
+	zi = pa_test_index(64);
+	KUNIT_ASSERT_NOT_NULL(test, zi);
+	page = pa_test_start(test, &zone);
+	half = page + (1 << HALF_ORDER);
+	mt = get_pageblock_migratetype(page);
+	pa_test_fill(page, TEST_ORDER, 0);
+	spin_lock_irq(&zone->lock);
+	own = zone->zeroed_index;
+	WRITE_ONCE(zone->zeroed_index, zi);
+	/* Every other order-2 block of the lower half: no two are buddies. */
+	for (i = 0; i < 32; i++) {
+		pa_test_put(page + 8 * i, 2, true);
+		del_page_from_free_list(page + 8 * i, zone, 2, mt);
+	}
+	pa_test_put(half, HALF_ORDER, true);
+	pa_check(&c, zeroed_index_take(zone, 0, mt) == half);
+	pa_check_marks(&c, zone);
+	WRITE_ONCE(zone->zeroed_index, own);
+	/* Merge the halves for pa_test_end(). */
+	pa_test_put(page, HALF_ORDER, false);
+	pa_check_marks(&c, zone);
+	spin_unlock_irq(&zone->lock);
+	synchronize_rcu();	/* a fault may have read zi->orders */
+	kfree(zi);
+	pa_test_end(test, &c, zone, page);
+}
+
+/*
  * A full ring forgets its oldest block, mark and count, so that every
  * block NR_FREE_ZEROED counts can be found (blocks it lost stayed counted,
  * and the zeroing thread stopped short of its target); the thread is told
@@ -812,6 +853,7 @@ static struct kunit_case hawkeye_page_alloc_cases[] = {
 	KUNIT_CASE(pa_test_merge),
 	KUNIT_CASE(pa_test_expand),
 	KUNIT_CASE(pa_test_index_stale),
+	KUNIT_CASE(pa_test_take_past_stale),
 	KUNIT_CASE(pa_test_steal),
 	KUNIT_CASE(pa_test_ring_full),
 	KUNIT_CASE(pa_test_pcp),
