@@ -167,10 +167,13 @@ static void zero_block(struct page *page, unsigned int order, bool nt)
 		wmb();	/* non-temporal stores land before the page is marked zeroed */
 }
 
-/* Not zeroed, and not given back to the hypervisor (zeroing takes it back). */
-static bool prezero_wanted(struct page *page)
+/*
+ * Not zeroed; and, unless @reported, not given back to the hypervisor by
+ * free page reporting (zeroing it takes the memory back from the host).
+ */
+static bool prezero_wanted(struct page *page, bool reported)
 {
-	return !PageZeroed(page) && !page_reported(page);
+	return !PageZeroed(page) && (reported || !page_reported(page));
 }
 
 /*
@@ -182,20 +185,20 @@ static bool prezero_wanted(struct page *page)
  * that the walk from the head starts next time where it stopped: the
  * blocks it passed go behind the rest, and the walks go round the list.
  */
-static struct page *prezero_find_block(struct list_head *list)
+static struct page *prezero_find_block(struct list_head *list, bool reported)
 {
 	struct page *page;
 	int seen = 0;
 
 	list_for_each_entry_reverse(page, list, buddy_list) {
-		if (prezero_wanted(page))
+		if (prezero_wanted(page, reported))
 			return page;
 		if (++seen == PREZERO_LOOKUP)
 			break;
 	}
 	seen = 0;
 	list_for_each_entry(page, list, buddy_list) {
-		if (prezero_wanted(page))
+		if (prezero_wanted(page, reported))
 			break;
 		if (++seen == PREZERO_LOOKUP) {
 			page = list_next_entry(page, buddy_list);
@@ -206,7 +209,7 @@ static struct page *prezero_find_block(struct list_head *list)
 		return NULL;
 	if (!list_is_first(&page->buddy_list, list))
 		list_rotate_to_front(&page->buddy_list, list);
-	return prezero_wanted(page) ? page : NULL;
+	return prezero_wanted(page, reported) ? page : NULL;
 }
 
 /*
@@ -226,12 +229,23 @@ static unsigned int prezero_min_order(void)
 	return orders ? __ffs(orders) : PREZERO_ORDER;
 }
 
+/* Has a free page reporting device (a balloon) registered? */
+static bool prezero_beside_reporting(void)
+{
+#ifdef CONFIG_PAGE_REPORTING
+	return static_key_enabled(&page_reporting_enabled);
+#else
+	return false;
+#endif
+}
+
 /*
  * An unzeroed free block of @order taken off @zone's movable list, or
  * NULL. One zone lock hold per order, as compaction's free page scanner
  * takes: a walk of each end of one list.
  */
-static struct page *prezero_isolate_block(struct zone *zone, unsigned int order)
+static struct page *prezero_isolate_block(struct zone *zone, unsigned int order,
+					  bool reported)
 {
 	struct list_head *list = &zone->free_area[order].free_list[MIGRATE_MOVABLE];
 	struct page *page = NULL;
@@ -241,28 +255,47 @@ static struct page *prezero_isolate_block(struct zone *zone, unsigned int order)
 	if (zone_watermark_ok(zone, 0, high_wmark_pages(zone) + MAX_ORDER_NR_PAGES,
 			      zone_idx(zone), 0) &&
 	    zeroed_index_has_room(zone, order))
-		page = prezero_find_block(list);
+		page = prezero_find_block(list, reported);
 	if (page && !__isolate_free_page(page, order))
 		page = NULL;
 	spin_unlock_irq(&zone->lock);
 	return page;
 }
 
-/*
- * Zero one free block of @zone. Returns the number of pages zeroed, 0 when
- * the zone has no unzeroed block or is short of free memory.
- */
-static unsigned long prezero_one_block(struct zone *zone, bool nt)
+/* The largest block to zero, taken off its list, and its order; or NULL. */
+static struct page *prezero_isolate_largest(struct zone *zone, bool reported,
+					    int *orderp)
 {
 	int order, min_order = prezero_min_order();
-	struct page *page = NULL;
+	struct page *page;
 
 	for (order = MAX_PAGE_ORDER; order >= min_order; order--) {
 		zeroed_index_compact(zone, order);
-		page = prezero_isolate_block(zone, order);
-		if (page)
-			break;
+		page = prezero_isolate_block(zone, order, reported);
+		if (page) {
+			*orderp = order;
+			return page;
+		}
 	}
+	return NULL;
+}
+
+/*
+ * Zero one free block of @zone. Returns the number of pages zeroed, 0 when
+ * the zone has no unzeroed block or is short of free memory. Blocks the
+ * host still backs go first. Beside free page reporting, once none is
+ * left, a reported one: the pool is bounded then (prezero_target()), and
+ * a thread slower than reporting, which takes each free 2 s after it
+ * happens, would otherwise never fill it.
+ */
+static unsigned long prezero_one_block(struct zone *zone, bool nt)
+{
+	struct page *page;
+	int order;
+
+	page = prezero_isolate_largest(zone, false, &order);
+	if (!page && prezero_beside_reporting())
+		page = prezero_isolate_largest(zone, true, &order);
 	if (!page)
 		return 0;
 
@@ -287,16 +320,6 @@ static unsigned long node_free_zeroed(pg_data_t *pgdat)
 	for (z = 0; z < MAX_NR_ZONES; z++)
 		nr += zone_page_state_snapshot(&pgdat->node_zones[z], NR_FREE_ZEROED);
 	return nr;
-}
-
-/* Has a free page reporting device (a balloon) registered? */
-static bool prezero_beside_reporting(void)
-{
-#ifdef CONFIG_PAGE_REPORTING
-	return static_key_enabled(&page_reporting_enabled);
-#else
-	return false;
-#endif
 }
 
 /*

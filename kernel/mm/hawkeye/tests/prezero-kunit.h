@@ -193,7 +193,7 @@ static void prezero_test_find_behind_zeroed(struct kunit *test)
 	int walks;
 
 	for (walks = 0; walks < nr && !found; walks++)
-		found = prezero_find_block(&ft->list);
+		found = prezero_find_block(&ft->list, false);
 	KUNIT_EXPECT_PTR_EQ(test, found, ft->pages[want]);
 	KUNIT_EXPECT_TRUE(test, find_test_first(ft, want));
 }
@@ -204,7 +204,7 @@ static void prezero_test_find_near_head(struct kunit *test)
 	const int nr = 4 * PREZERO_LOOKUP + 1, want = 5;
 	struct find_test *ft = find_test_make(test, nr, want);
 
-	KUNIT_EXPECT_PTR_EQ(test, prezero_find_block(&ft->list), ft->pages[want]);
+	KUNIT_EXPECT_PTR_EQ(test, prezero_find_block(&ft->list, false), ft->pages[want]);
 	KUNIT_EXPECT_TRUE(test, find_test_first(ft, want));
 	KUNIT_EXPECT_TRUE(test, find_test_last(ft, want - 1));
 }
@@ -214,11 +214,11 @@ static void prezero_test_find_nothing(struct kunit *test)
 {
 	struct find_test *ft = find_test_make(test, 0, -1);
 
-	KUNIT_EXPECT_NULL(test, prezero_find_block(&ft->list));
+	KUNIT_EXPECT_NULL(test, prezero_find_block(&ft->list, false));
 	KUNIT_EXPECT_TRUE(test, list_empty(&ft->list));
 
 	ft = find_test_make(test, PREZERO_LOOKUP, -1);
-	KUNIT_EXPECT_NULL(test, prezero_find_block(&ft->list));
+	KUNIT_EXPECT_NULL(test, prezero_find_block(&ft->list, false));
 	KUNIT_EXPECT_TRUE(test, find_test_first(ft, 0));
 	KUNIT_EXPECT_TRUE(test, find_test_last(ft, PREZERO_LOOKUP - 1));
 }
