@@ -141,10 +141,9 @@ static long reported_pages(void)
 
 /*
  * With the default target_mb and a reporting device, the pool is a
- * quarter of memory, and reporting gives back the rest of a large free
- * (review finding C4): before, the pool was all free memory, reported
- * blocks were zeroed when nothing else was left, and the host got
- * nothing back.
+ * quarter of memory, and reporting gives back the rest of a large free:
+ * the thread zeroes reported blocks only to fill that quarter (were the
+ * pool all free memory, the host would get nothing back).
  */
 TEST_F_TIMEOUT(reporting, the_default_pool_leaves_memory_to_the_host, 300)
 {
