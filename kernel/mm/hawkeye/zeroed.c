@@ -136,9 +136,9 @@ static struct page *zeroed_index_pop(struct zone *zone, struct zeroed_index *zi,
  * @order: the allocation's order
  * @mt: its migratetype: only a block on that type's free list is taken
  *
- * The smallest order first, the newest ZEROED_LOOKUP entries of each. The
- * block stays on its free list; the caller takes it off and splits it, which marks and
- * records the remainders.
+ * The smallest order first, the newest ZEROED_LOOKUP entries of each.
+ * The block stays on its free list; the caller takes it off and splits
+ * it, which marks and records the remainders.
  *
  * Return: the head of a free zeroed block of at least @order, or NULL.
  */
