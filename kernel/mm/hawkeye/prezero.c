@@ -270,7 +270,9 @@ static struct page *prezero_isolate_largest(struct zone *zone, bool reported,
 	struct page *page;
 
 	for (order = MAX_PAGE_ORDER; order >= min_order; order--) {
-		zeroed_index_compact(zone, order);
+		/* Once per block: the pass for reported blocks comes second. */
+		if (!reported)
+			zeroed_index_compact(zone, order);
 		page = prezero_isolate_block(zone, order, reported);
 		if (page) {
 			*orderp = order;
@@ -281,21 +283,16 @@ static struct page *prezero_isolate_largest(struct zone *zone, bool reported,
 }
 
 /*
- * Zero one free block of @zone. Returns the number of pages zeroed, 0 when
- * the zone has no unzeroed block or is short of free memory. Blocks the
- * host still backs go first. Beside free page reporting, once none is
- * left, a reported one: the pool is bounded then (prezero_target()), and
- * a thread slower than reporting, which takes each free 2 s after it
- * happens, would otherwise never fill it.
+ * Zero one free block of @zone, one the host still backs unless
+ * @reported. Returns the number of pages zeroed, 0 when the zone has no
+ * such block or is short of free memory.
  */
-static unsigned long prezero_one_block(struct zone *zone, bool nt)
+static unsigned long prezero_one_block(struct zone *zone, bool reported, bool nt)
 {
 	struct page *page;
 	int order;
 
-	page = prezero_isolate_largest(zone, false, &order);
-	if (!page && prezero_beside_reporting())
-		page = prezero_isolate_largest(zone, true, &order);
+	page = prezero_isolate_largest(zone, reported, &order);
 	if (!page)
 		return 0;
 
@@ -309,6 +306,8 @@ static unsigned long prezero_one_block(struct zone *zone, bool nt)
 	count_vm_events(HAWKEYE_PREZERO_PAGES, 1UL << order);
 	if (order < PREZERO_ORDER)
 		count_vm_events(HAWKEYE_PREZERO_MTHP_PAGES, 1UL << order);
+	if (reported)
+		count_vm_events(HAWKEYE_PREZERO_REPORTED_PAGES, 1UL << order);
 	return 1UL << order;
 }
 
@@ -324,38 +323,53 @@ static unsigned long node_free_zeroed(pg_data_t *pgdat)
 
 /*
  * target_mb in pages; 0 is all free memory, but with a free page reporting
- * device a share of the node, so that reporting gets the rest back.
+ * device a share of the node's memory, so that reporting gets the rest
+ * back: of its managed pages, which a balloon's inflation lowers.
  */
 static unsigned long prezero_target(pg_data_t *pgdat)
 {
-	unsigned long mb = READ_ONCE(hawkeye_prezero.target_mb);
+	unsigned long mb = READ_ONCE(hawkeye_prezero.target_mb), pages = 0;
+	int z;
 
 	if (mb)
 		return mb << (20 - PAGE_SHIFT);
-	if (prezero_beside_reporting())
-		return pgdat->node_present_pages / PREZERO_REPORTING_SHARE;
-	return 0;
+	if (!prezero_beside_reporting())
+		return 0;
+	for (z = 0; z < MAX_NR_ZONES; z++)
+		pages += zone_managed_pages(&pgdat->node_zones[z]);
+	return pages / PREZERO_REPORTING_SHARE ?: 1;	/* 0 would be no bound */
 }
 
+/*
+ * Zero one block of @pgdat, the highest zone first. Blocks the host still
+ * backs go first, in every zone. Beside free page reporting, once none is
+ * left, a reported one: the pool is bounded then (prezero_target()), and
+ * a thread slower than reporting, which takes each free 2 s after it
+ * happens, would otherwise never fill it. Returns the pages zeroed.
+ */
 static unsigned long prezero_node(pg_data_t *pgdat)
 {
 	unsigned long target = prezero_target(pgdat);
 	bool nt = READ_ONCE(hawkeye_prezero.nontemporal);
+	bool reported = false;
 	unsigned long done;
 	int z;
 
 	if (target && node_free_zeroed(pgdat) >= target)
 		return 0;
-	for (z = MAX_NR_ZONES - 1; z >= 0; z--) {
-		struct zone *zone = &pgdat->node_zones[z];
+	do {
+		for (z = MAX_NR_ZONES - 1; z >= 0; z--) {
+			struct zone *zone = &pgdat->node_zones[z];
 
-		/* A zone populated since pre-zeroing was turned on: hotplug. */
-		if (!populated_zone(zone) || zeroed_index_init_zone(zone))
-			continue;
-		done = prezero_one_block(zone, nt);
-		if (done)
-			return done;
-	}
+			/* A zone populated or grown since: hotplug. */
+			if (!populated_zone(zone) || zeroed_index_init_zone(zone))
+				continue;
+			done = prezero_one_block(zone, reported, nt);
+			if (done)
+				return done;
+		}
+		reported = !reported;
+	} while (reported && prezero_beside_reporting());
 	return 0;
 }
 

@@ -17,6 +17,7 @@
 #include <linux/memory_hotplug.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
+#include <linux/mutex.h>
 #include <linux/slab.h>
 
 #include "../internal.h"
@@ -24,10 +25,12 @@
 #include "zeroed.h"
 
 /*
- * Entries looked at per take and order: stale ones are dropped on the
- * way, and those of one order (a ring of mTHP-sized blocks left from
- * when that size was in use) do not hide the blocks of the others.
+ * Entries looked at per take: stale ones are dropped on the way. Most at
+ * the smallest order with entries, whose blocks a take splits least; a
+ * few at each larger one, so that a ring of stale entries (mTHP-sized
+ * blocks left from when that size was in use) hides no other order.
  */
+#define ZEROED_LOOKUP_FIRST	16
 #define ZEROED_LOOKUP		2
 /* The fewest and the most entries of a ring (4 MB). */
 #define ZEROED_RING_MIN		64
@@ -36,6 +39,9 @@
 #define ZEROED_GFP		(GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN)
 /* The smallest mTHP order: the zeroing thread zeroes no smaller block. */
 #define ZEROED_THREAD_MIN_ORDER	2
+
+/* Serialises making and replacing indexes. */
+static DEFINE_MUTEX(zeroed_index_mutex);
 
 static unsigned int *zeroed_ring(struct zeroed_index *zi, unsigned int order)
 {
@@ -107,8 +113,8 @@ void zeroed_index_add(struct zone *zone, struct page *page, unsigned int order)
 	*entry = page_to_pfn(page) - zone->zone_start_pfn;
 	zi->head[order] = (zi->head[order] + 1) % zi->size[order];
 	/* Written only when it changes: faults read it without the lock. */
-	if (!(zi->orders & BIT(order)))
-		WRITE_ONCE(zi->orders, zi->orders | BIT(order));
+	if (!(zone->zeroed_orders & BIT(order)))
+		WRITE_ONCE(zone->zeroed_orders, zone->zeroed_orders | BIT(order));
 }
 
 /*
@@ -123,7 +129,7 @@ static struct page *zeroed_index_pop(struct zone *zone, struct zeroed_index *zi,
 
 	zi->head[order] = (zi->head[order] + zi->size[order] - 1) % zi->size[order];
 	if (!--zi->nr[order])
-		WRITE_ONCE(zi->orders, zi->orders & ~BIT(order));
+		WRITE_ONCE(zone->zeroed_orders, zone->zeroed_orders & ~BIT(order));
 	page = zeroed_entry_block(zone, zeroed_ring(zi, order)[zi->head[order]], order);
 	if (page && get_pageblock_migratetype(page) != mt)
 		return NULL;
@@ -136,28 +142,32 @@ static struct page *zeroed_index_pop(struct zone *zone, struct zeroed_index *zi,
  * @order: the allocation's order
  * @mt: its migratetype: only a block on that type's free list is taken
  *
- * The smallest order first, the newest ZEROED_LOOKUP entries of each.
- * The block stays on its free list; the caller takes it off and splits
- * it, which marks and records the remainders.
+ * The smallest order with entries first, its newest ZEROED_LOOKUP_FIRST
+ * entries, then the newest ZEROED_LOOKUP of each larger order. The block
+ * stays on its free list; the caller takes it off and splits it, which
+ * marks and records the remainders.
  *
  * Return: the head of a free zeroed block of at least @order, or NULL.
  */
 struct page *zeroed_index_take(struct zone *zone, unsigned int order, int mt)
 {
 	struct zeroed_index *zi = zone->zeroed_index;
-	unsigned int o;
-	int n;
+	unsigned long orders = zone->zeroed_orders >> order;
+	unsigned int lookup = ZEROED_LOOKUP_FIRST, bit, n;
 
 	lockdep_assert_held(&zone->lock);
 	if (!zi)
 		return NULL;
-	for (o = order; o < NR_PAGE_ORDERS; o++) {
-		for (n = 0; n < ZEROED_LOOKUP && zi->nr[o]; n++) {
+	for_each_set_bit(bit, &orders, NR_PAGE_ORDERS - order) {
+		unsigned int o = order + bit;
+
+		for (n = 0; n < lookup && zi->nr[o]; n++) {
 			struct page *page = zeroed_index_pop(zone, zi, o, mt);
 
 			if (page)
 				return page;
 		}
+		lookup = ZEROED_LOOKUP;
 	}
 	return NULL;
 }
@@ -182,14 +192,20 @@ struct page *zeroed_index_take(struct zone *zone, unsigned int order, int mt)
  */
 void zeroed_index_compact(struct zone *zone, unsigned int order)
 {
-	struct zeroed_index *zi = READ_ONCE(zone->zeroed_index);
 	unsigned int seen, todo, size;
 	unsigned long *found, nbits;
+	struct zeroed_index *zi;
 	unsigned int *ring;
+	bool full;
 
-	if (!zi || READ_ONCE(zi->nr[order]) < zi->size[order] ||
-	    test_bit(order, &zi->compact))
+	mutex_lock(&zeroed_index_mutex);	/* the index stays */
+	zi = zone->zeroed_index;
+	full = zi && READ_ONCE(zi->nr[order]) == zi->size[order] &&
+	       !test_bit(order, &zi->compact);
+	if (!full) {
+		mutex_unlock(&zeroed_index_mutex);
 		return;
+	}
 	/* The blocks seen, by zone-relative pfn; without it, no duplicate is found. */
 	nbits = (zone->spanned_pages >> order) + 1;
 	found = kvcalloc(BITS_TO_LONGS(nbits), sizeof(long), ZEROED_GFP);
@@ -217,10 +233,11 @@ void zeroed_index_compact(struct zone *zone, unsigned int order)
 		}
 	}
 	if (!zi->nr[order])
-		WRITE_ONCE(zi->orders, zi->orders & ~BIT(order));
+		WRITE_ONCE(zone->zeroed_orders, zone->zeroed_orders & ~BIT(order));
 	if (zi->nr[order] == size && found)
 		__set_bit(order, &zi->compact);
 	spin_unlock_irq(&zone->lock);
+	mutex_unlock(&zeroed_index_mutex);
 	kvfree(found);
 }
 
@@ -235,47 +252,70 @@ static void zeroed_index_clear(struct zone *zone)
 		return;
 	for (order = 0; order < NR_PAGE_ORDERS; order++)
 		zi->nr[order] = 0;
-	WRITE_ONCE(zi->orders, 0);
+	WRITE_ONCE(zone->zeroed_orders, 0);
+}
+
+/* Move @old's entries, oldest first, to @zi, whose rings are no smaller. */
+static void zeroed_index_copy(struct zeroed_index *zi, struct zeroed_index *old)
+{
+	unsigned int order, n, oldest;
+
+	for (order = 0; old && order < NR_PAGE_ORDERS; order++) {
+		oldest = old->head[order] + old->size[order] - old->nr[order];
+		for (n = 0; n < old->nr[order]; n++)
+			zeroed_ring(zi, order)[n] =
+				zeroed_ring(old, order)[(oldest + n) % old->size[order]];
+		zi->nr[order] = n;
+		zi->head[order] = n % zi->size[order];
+	}
 }
 
 /**
- * zeroed_index_init_zone - give a populated zone its index
+ * zeroed_index_init_zone - give a populated zone an index of its size
  * @zone: the zone
  *
- * Sized for the zone's memory at the time (zeroed_ring_size()): a zone that
- * grows later forgets more of its zeroed blocks. An index, once made,
- * stays. Called as pre-zeroing is turned on, and by the
- * zeroing thread before it zeroes in a zone populated since (hotplug).
+ * Sized for the zone's managed pages (zeroed_ring_size()); a zone that
+ * has grown since its index was made (memory hotplug) gets a larger one,
+ * with the entries of the old. Called as pre-zeroing is turned on, and by
+ * the zeroing thread before it zeroes in a zone.
  *
- * Return: 0, or -ENOMEM.
+ * Return: 0, or -ENOMEM if the zone has no index.
  */
 int zeroed_index_init_zone(struct zone *zone)
 {
 	unsigned long pages = zone_managed_pages(zone), entries = 0;
 	unsigned int size[NR_PAGE_ORDERS], order;
-	struct zeroed_index *zi;
+	struct zeroed_index *zi, *old;
 
-	if (READ_ONCE(zone->zeroed_index))
+	mutex_lock(&zeroed_index_mutex);
+	old = zone->zeroed_index;
+	if (old && old->pages >= pages) {
+		mutex_unlock(&zeroed_index_mutex);
 		return 0;
+	}
 	for (order = 0; order < NR_PAGE_ORDERS; order++) {
 		size[order] = zeroed_ring_size(pages, order);
+		if (old)
+			size[order] = max(size[order], old->size[order]);
 		entries += size[order];
 	}
 	zi = kvzalloc(struct_size(zi, pfn, entries), ZEROED_GFP);
-	if (!zi)
-		return -ENOMEM;
+	if (!zi) {
+		mutex_unlock(&zeroed_index_mutex);
+		return old ? 0 : -ENOMEM;
+	}
+	zi->pages = pages;
 	for (order = 0, entries = 0; order < NR_PAGE_ORDERS; order++) {
 		zi->size[order] = size[order];
 		zi->start[order] = entries;
 		entries += size[order];
 	}
 	spin_lock_irq(&zone->lock);
-	if (!zone->zeroed_index) {
-		WRITE_ONCE(zone->zeroed_index, zi);
-		zi = NULL;
-	}
+	zeroed_index_copy(zi, zone->zeroed_index);
+	zone->zeroed_index = zi;
 	spin_unlock_irq(&zone->lock);
-	kvfree(zi);	/* another caller made one first */
+	mutex_unlock(&zeroed_index_mutex);
+	kvfree(old);
 	return 0;
 }
 

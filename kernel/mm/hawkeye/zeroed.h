@@ -29,9 +29,14 @@
  * checked when taken. Every zeroed block on a movable free list has an
  * entry: a full ring forgets its oldest block (clears the mark), and the
  * zeroing thread zeroes no block of an order whose ring is full.
+ *
+ * zone->zeroed_index is read and written under the zone lock, and
+ * replaced by a larger one only under zeroed.c's mutex as well (the zone
+ * grew). zone->zeroed_orders, bit n set while ring n has entries, is
+ * written under the zone lock and read without it by faults.
  */
 struct zeroed_index {
-	unsigned long orders;		/* bit n: the ring of order n has entries */
+	unsigned long pages;		/* the zone's managed pages it is sized for */
 	unsigned long compact;		/* bit n: ring n full, none stale at last look */
 	unsigned int size[NR_PAGE_ORDERS];	/* entries of each ring */
 	unsigned int start[NR_PAGE_ORDERS];	/* its first in @pfn */
@@ -103,10 +108,16 @@ static inline void zeroed_block_moved(struct zone *zone, struct page *page,
 		zeroed_block_deleted(zone, page, order);
 }
 
-/* Mark a zeroed free block, before it joins a list, and record it. */
+/*
+ * Mark a zeroed free block of @mt, before it joins a list, and record it.
+ * Only where faults look (zeroed_block_moved()): a block of another type
+ * keeps no mark, so that NR_FREE_ZEROED counts what faults can find.
+ */
 static inline void zeroed_block_mark(struct zone *zone, struct page *page,
-				     unsigned int order)
+				     unsigned int order, int mt)
 {
+	if (mt != MIGRATE_MOVABLE && !is_migrate_isolate(mt))
+		return;
 	__SetPageZeroed(page);
 	zeroed_index_add(zone, page, order);
 }
@@ -158,12 +169,10 @@ static inline struct list_head *zeroed_pcp_list(struct zone *zone,
 						struct list_head *list)
 {
 	struct list_head *zeroed = &pcp->lists[PCP_ZEROED_PINDEX];
-	struct zeroed_index *zi;
 
 	if (order || !(alloc_flags & ALLOC_ZEROED))
 		return list;
-	zi = READ_ONCE(zone->zeroed_index);
-	if (list_empty(zeroed) && !(zi && READ_ONCE(zi->orders)))
+	if (list_empty(zeroed) && !READ_ONCE(zone->zeroed_orders))
 		return list;
 	return zeroed;
 }
@@ -177,12 +186,9 @@ static inline struct list_head *zeroed_pcp_list(struct zone *zone,
 static inline bool zeroed_skip_pcp(struct zone *zone, unsigned int order,
 				   unsigned int alloc_flags)
 {
-	struct zeroed_index *zi;
-
 	if (!order || !(alloc_flags & ALLOC_ZEROED))
 		return false;
-	zi = READ_ONCE(zone->zeroed_index);
-	return zi && (READ_ONCE(zi->orders) >> order);
+	return READ_ONCE(zone->zeroed_orders) >> order;
 }
 
 #else /* !CONFIG_HAWKEYE */
@@ -194,7 +200,7 @@ static inline void zeroed_block_deleted(struct zone *zone, struct page *page,
 					unsigned int order) { }
 
 static inline void zeroed_block_mark(struct zone *zone, struct page *page,
-				     unsigned int order) { }
+				     unsigned int order, int mt) { }
 
 static inline bool zeroed_to_tail(bool zeroed) { return false; }
 

@@ -171,6 +171,11 @@ static void pa_test_steal(struct kunit *test)
 	pa_check(&c, listed);
 	pa_check(&c, !PageZeroed(page));
 	pa_check_marks(&c, zone);
+	/* Freed zeroed into the unmovable pageblock: not marked either. */
+	del_page_from_free_list(page, zone, HALF_ORDER, MIGRATE_UNMOVABLE);
+	pa_test_put(page, HALF_ORDER, true);
+	pa_check(&c, !PageZeroed(page));
+	pa_check_marks(&c, zone);
 	pa_check(&c, move_freepages_block(zone, page, MIGRATE_UNMOVABLE, mt) ==
 		     1 << HALF_ORDER);
 	pa_check(&c, !PageZeroed(page));
@@ -197,6 +202,26 @@ static struct zeroed_index *pa_test_index(unsigned int size)
 	return zi;
 }
 
+/* A zone's index and the orders it has entries of. */
+struct pa_index {
+	struct zeroed_index *zi;
+	unsigned long orders;
+};
+
+/*
+ * Install @x as @zone's index, with the zone lock held; @x gets the
+ * zone's, to be installed back the same way.
+ */
+static void pa_test_index_swap(struct zone *zone, struct pa_index *x)
+{
+	struct pa_index was = { zone->zeroed_index, zone->zeroed_orders };
+
+	lockdep_assert_held(&zone->lock);
+	zone->zeroed_index = x->zi;
+	WRITE_ONCE(zone->zeroed_orders, x->orders);
+	*x = was;
+}
+
 /*
  * Stale entries of a smaller order (16 KB blocks zeroed, then allocated
  * without the index) do not hide a zeroed 2 MB block from a 4 KB
@@ -204,22 +229,21 @@ static struct zeroed_index *pa_test_index(unsigned int size)
  */
 static void pa_test_take_past_stale(struct kunit *test)
 {
-	struct zeroed_index *zi, *own;
 	struct pa_checks c = { };
+	struct pa_index idx = { };
 	struct zone *zone;
 	struct page *page, *half;
 	unsigned int i;
 	int mt;
 
-	zi = pa_test_index(64);
-	KUNIT_ASSERT_NOT_NULL(test, zi);
+	idx.zi = pa_test_index(64);
+	KUNIT_ASSERT_NOT_NULL(test, idx.zi);
 	page = pa_test_start(test, &zone);
 	half = page + (1 << HALF_ORDER);
 	mt = get_pageblock_migratetype(page);
 	pa_test_fill(page, TEST_ORDER, 0);
 	spin_lock_irq(&zone->lock);
-	own = zone->zeroed_index;
-	WRITE_ONCE(zone->zeroed_index, zi);
+	pa_test_index_swap(zone, &idx);
 	/* Every other order-2 block of the lower half: no two are buddies. */
 	for (i = 0; i < 32; i++) {
 		pa_test_put(page + 8 * i, 2, true);
@@ -228,13 +252,52 @@ static void pa_test_take_past_stale(struct kunit *test)
 	pa_test_put(half, HALF_ORDER, true);
 	pa_check(&c, zeroed_index_take(zone, 0, mt) == half);
 	pa_check_marks(&c, zone);
-	WRITE_ONCE(zone->zeroed_index, own);
+	pa_test_index_swap(zone, &idx);
 	/* Merge the halves for pa_test_end(). */
 	pa_test_put(page, HALF_ORDER, false);
 	pa_check_marks(&c, zone);
 	spin_unlock_irq(&zone->lock);
-	synchronize_rcu();	/* a fault may have read zi->orders */
-	kfree(zi);
+	kfree(idx.zi);
+	pa_test_end(test, &c, zone, page);
+}
+
+/*
+ * The smallest order's block is taken before a larger one is split, even
+ * behind a few stale entries of its order.
+ */
+static void pa_test_take_smallest(struct kunit *test)
+{
+	struct pa_checks c = { };
+	struct pa_index idx = { };
+	struct zone *zone;
+	struct page *page, *half;
+	unsigned int i;
+	int mt;
+
+	idx.zi = pa_test_index(64);
+	KUNIT_ASSERT_NOT_NULL(test, idx.zi);
+	page = pa_test_start(test, &zone);
+	half = page + (1 << HALF_ORDER);
+	mt = get_pageblock_migratetype(page);
+	pa_test_fill(page, TEST_ORDER, 0);
+	spin_lock_irq(&zone->lock);
+	pa_test_index_swap(zone, &idx);
+	pa_test_put(page, 0, true);
+	/* Two newer entries of order 0, stale: allocated without the index. */
+	for (i = 1; i <= 2; i++) {
+		pa_test_put(page + 2 * i, 0, true);
+		del_page_from_free_list(page + 2 * i, zone, 0, mt);
+	}
+	pa_test_put(half, HALF_ORDER, true);
+	pa_check(&c, zeroed_index_take(zone, 0, mt) == page);
+	pa_check_marks(&c, zone);
+	pa_test_index_swap(zone, &idx);
+	/* Everything back, merged into the test block. */
+	for (i = 1; i < (1 << HALF_ORDER); i++)
+		pa_test_put(page + i, 0, false);
+	pa_check_marks(&c, zone);
+	spin_unlock_irq(&zone->lock);
+	kfree(idx.zi);
 	pa_test_end(test, &c, zone, page);
 }
 
@@ -247,8 +310,9 @@ static void pa_test_take_past_stale(struct kunit *test)
 static void pa_test_ring_full(struct kunit *test)
 {
 	const unsigned int n = RING_TEST_SIZE + 2;
-	struct zeroed_index *zi, *own;
 	struct pa_checks c = { };
+	struct pa_index idx = { };
+	struct zeroed_index *zi;
 	struct zone *zone;
 	struct page *page;
 	unsigned int i;
@@ -256,12 +320,12 @@ static void pa_test_ring_full(struct kunit *test)
 
 	zi = pa_test_index(RING_TEST_SIZE);
 	KUNIT_ASSERT_NOT_NULL(test, zi);
+	idx.zi = zi;
 	page = pa_test_start(test, &zone);
 	mt = get_pageblock_migratetype(page);
 	pa_test_fill(page, TEST_ORDER, 0);
 	spin_lock_irq(&zone->lock);
-	own = zone->zeroed_index;
-	WRITE_ONCE(zone->zeroed_index, zi);
+	pa_test_index_swap(zone, &idx);
 	/* Even pages only: no two of them are buddies. */
 	for (i = 0; i < n; i++)
 		pa_test_put(page + 2 * i, 0, true);
@@ -308,15 +372,61 @@ static void pa_test_ring_full(struct kunit *test)
 	pa_check(&c, zeroed_index_take(zone, 0, mt) == page + 6);
 	pa_check(&c, !zeroed_index_take(zone, 0, mt));
 	pa_check_marks(&c, zone);
-	WRITE_ONCE(zone->zeroed_index, own);
+	pa_test_index_swap(zone, &idx);
 	/* Everything back, merged into the test block. */
 	pa_test_put(page + 4, 0, false);
 	for (i = 1; i < (1 << TEST_ORDER); i++)
 		if (i % 2 || i >= 2 * n)
 			pa_test_put(page + i, 0, false);
 	spin_unlock_irq(&zone->lock);
-	synchronize_rcu();	/* a fault may have read zi->orders */
 	kfree(zi);
+	pa_test_end(test, &c, zone, page);
+}
+
+/*
+ * A zone that grew since its index was made (memory hotplug) gets a
+ * larger one as the zeroing thread comes by, with the old one's entries:
+ * a full ring has room again, and every block recorded is still found.
+ */
+static void pa_test_index_grows(struct kunit *test)
+{
+	struct pa_checks c = { };
+	struct pa_index idx = { };
+	struct zone *zone;
+	struct page *page;
+	unsigned int i;
+	int mt;
+
+	idx.zi = pa_test_index(RING_TEST_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, idx.zi);
+	idx.zi->pages = 1;	/* made for a zone of one page */
+	page = pa_test_start(test, &zone);
+	mt = get_pageblock_migratetype(page);
+	pa_test_fill(page, TEST_ORDER, 0);
+	spin_lock_irq(&zone->lock);
+	pa_test_index_swap(zone, &idx);
+	/* Even pages only: no two of them are buddies. */
+	for (i = 0; i < RING_TEST_SIZE; i++)
+		pa_test_put(page + 2 * i, 0, true);
+	pa_check(&c, !zeroed_index_has_room(zone, 0));
+	spin_unlock_irq(&zone->lock);
+	/* The small index is freed here: not looked at again. */
+	KUNIT_EXPECT_EQ(test, zeroed_index_init_zone(zone), 0);
+	spin_lock_irq(&zone->lock);
+	pa_check(&c, zone->zeroed_index->pages == zone_managed_pages(zone));
+	pa_check(&c, zeroed_index_has_room(zone, 0));
+	for (i = RING_TEST_SIZE; i > 0; i--)
+		pa_check(&c, zeroed_index_take(zone, 0, mt) == page + 2 * (i - 1));
+	pa_check(&c, !zeroed_index_take(zone, 0, mt));
+	pa_check_marks(&c, zone);
+	pa_test_index_swap(zone, &idx);
+	/* Everything back, merged into the test block. */
+	for (i = 1; i < (1 << TEST_ORDER); i++)
+		if (i % 2 || i >= 2 * RING_TEST_SIZE)
+			pa_test_put(page + i, 0, false);
+	pa_check_marks(&c, zone);
+	spin_unlock_irq(&zone->lock);
+	kvfree(idx.zi);
 	pa_test_end(test, &c, zone, page);
 }
 
@@ -479,7 +589,7 @@ static void pa_test_pcp_recycles(struct kunit *test)
 	struct per_cpu_pages pcp = { .high = 64, .high_min = 64, .high_max = 64, .batch = 8 };
 	const int mt = MIGRATE_MOVABLE;
 	struct list_head *plain = &pcp.lists[order_to_pindex(mt, 0)], *list;
-	struct zeroed_index *zi, *own;
+	struct pa_index idx = { };
 	struct page *page, *got;
 	struct zone *zone;
 	int i;
@@ -487,13 +597,12 @@ static void pa_test_pcp_recycles(struct kunit *test)
 	if (hawkeye_prezero_enabled())
 		kunit_skip(test, "pre-zeroing is on");
 	zone = pa_test_zone(test);
-	zi = pa_test_index(1);
-	KUNIT_ASSERT_NOT_NULL(test, zi);
+	idx.zi = pa_test_index(1);
+	KUNIT_ASSERT_NOT_NULL(test, idx.zi);
 	for (i = 0; i < NR_PCP_LISTS; i++)
 		INIT_LIST_HEAD(&pcp.lists[i]);
 	spin_lock_irq(&zone->lock);
-	own = zone->zeroed_index;
-	WRITE_ONCE(zone->zeroed_index, zi);
+	pa_test_index_swap(zone, &idx);
 	/* A page freed to the pcp list. */
 	page = __rmqueue_smallest(zone, 0, mt);
 	if (page) {
@@ -512,10 +621,9 @@ static void pa_test_pcp_recycles(struct kunit *test)
 	}
 	free_pcppages_bulk(zone, pcp.count, &pcp, 0);
 	spin_lock_irq(&zone->lock);
-	WRITE_ONCE(zone->zeroed_index, own);
+	pa_test_index_swap(zone, &idx);
 	spin_unlock_irq(&zone->lock);
-	synchronize_rcu();	/* a fault may have read zi->orders */
-	kfree(zi);
+	kfree(idx.zi);
 }
 
 /*
@@ -854,8 +962,10 @@ static struct kunit_case hawkeye_page_alloc_cases[] = {
 	KUNIT_CASE(pa_test_expand),
 	KUNIT_CASE(pa_test_index_stale),
 	KUNIT_CASE(pa_test_take_past_stale),
+	KUNIT_CASE(pa_test_take_smallest),
 	KUNIT_CASE(pa_test_steal),
 	KUNIT_CASE(pa_test_ring_full),
+	KUNIT_CASE(pa_test_index_grows),
 	KUNIT_CASE(pa_test_pcp),
 	KUNIT_CASE(pa_test_pcp_refills),
 	KUNIT_CASE(pa_test_pcp_recycles),

@@ -57,7 +57,7 @@ static void prezero_test_one_block_is_counted(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, zeroed_index_init_zone(zone), 0);
 	free = zone_page_state_snapshot(zone, NR_FREE_PAGES);
 	zeroed = zone_page_state_snapshot(zone, NR_FREE_ZEROED);
-	done = prezero_one_block(zone, true);
+	done = prezero_one_block(zone, false, true);
 	if (!done)
 		kunit_skip(test, "no free huge block in %s", zone->name);
 	KUNIT_EXPECT_GE(test, done, 1UL << PREZERO_ORDER);
@@ -77,6 +77,7 @@ static void prezero_test_zone_without_index(struct kunit *test)
 {
 	pg_data_t *pgdat = NODE_DATA(numa_node_id());
 	struct zeroed_index *own, *made;
+	unsigned long orders;
 	struct page *found = NULL;
 	struct zone *zone;
 	unsigned long done;
@@ -91,7 +92,9 @@ static void prezero_test_zone_without_index(struct kunit *test)
 		kunit_skip(test, "pre-zeroing is on");
 	spin_lock_irq(&zone->lock);
 	own = zone->zeroed_index;
-	WRITE_ONCE(zone->zeroed_index, NULL);
+	orders = zone->zeroed_orders;
+	zone->zeroed_index = NULL;
+	WRITE_ONCE(zone->zeroed_orders, 0);
 	spin_unlock_irq(&zone->lock);
 
 	done = prezero_node(pgdat);
@@ -100,9 +103,9 @@ static void prezero_test_zone_without_index(struct kunit *test)
 	made = zone->zeroed_index;
 	if (made)
 		found = zeroed_index_take(zone, 0, MIGRATE_MOVABLE);
-	WRITE_ONCE(zone->zeroed_index, own);
+	zone->zeroed_index = own;
+	WRITE_ONCE(zone->zeroed_orders, orders);
 	spin_unlock_irq(&zone->lock);
-	synchronize_rcu();	/* a fault may have read made->orders */
 	kvfree(made);
 	/* The block zeroed is recorded in no index now: unmark it. */
 	drop_zeroed_marks();
@@ -146,6 +149,7 @@ static void find_test_free(void *data)
 
 	for (i = 0; i < ft->nr; i++) {
 		__ClearPageZeroed(ft->pages[i]);
+		__ClearPageReported(ft->pages[i]);
 		__free_page(ft->pages[i]);
 	}
 }
@@ -223,6 +227,29 @@ static void prezero_test_find_nothing(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, find_test_last(ft, PREZERO_LOOKUP - 1));
 }
 
+/*
+ * A block free page reporting gave back to the host is left alone while
+ * the thread looks for others, and found when it looks for reported ones.
+ */
+static void prezero_test_find_reported(struct kunit *test)
+{
+#ifdef CONFIG_PAGE_REPORTING
+	struct find_test *ft = find_test_make(test, 3, 1);
+	/* The mark counts once a device registered: as if one had. */
+	bool had_device = static_key_enabled(&page_reporting_enabled);
+
+	if (!had_device)
+		static_branch_enable(&page_reporting_enabled);
+	__SetPageReported(ft->pages[1]);
+	KUNIT_EXPECT_NULL(test, prezero_find_block(&ft->list, false));
+	KUNIT_EXPECT_PTR_EQ(test, prezero_find_block(&ft->list, true), ft->pages[1]);
+	if (!had_device)
+		static_branch_disable(&page_reporting_enabled);
+#else
+	kunit_skip(test, "CONFIG_PAGE_REPORTING is off");
+#endif
+}
+
 static struct kunit_case hawkeye_prezero_cases[] = {
 	KUNIT_CASE(prezero_test_zero_block_nt),
 	KUNIT_CASE(prezero_test_zero_block_cached),
@@ -233,6 +260,7 @@ static struct kunit_case hawkeye_prezero_cases[] = {
 	KUNIT_CASE(prezero_test_find_behind_zeroed),
 	KUNIT_CASE(prezero_test_find_near_head),
 	KUNIT_CASE(prezero_test_find_nothing),
+	KUNIT_CASE(prezero_test_find_reported),
 	{}
 };
 
