@@ -170,10 +170,11 @@ static void zero_block(struct page *page, unsigned int order, bool nt)
 /*
  * Not zeroed; and, unless @reported, not given back to the hypervisor by
  * free page reporting (zeroing it takes the memory back from the host).
+ * A free page carries PG_reported (PG_uptodate) for no other reason.
  */
 static bool prezero_wanted(struct page *page, bool reported)
 {
-	return !PageZeroed(page) && (reported || !page_reported(page));
+	return !PageZeroed(page) && (reported || !PageReported(page));
 }
 
 /*
@@ -256,6 +257,9 @@ static struct page *prezero_isolate_block(struct zone *zone, unsigned int order,
 			      zone_idx(zone), 0) &&
 	    zeroed_index_has_room(zone, order))
 		page = prezero_find_block(list, reported);
+	/* Isolation clears the mark: count what the host gets to back again. */
+	if (page && PageReported(page))
+		count_vm_events(HAWKEYE_PREZERO_REPORTED_PAGES, 1UL << order);
 	if (page && !__isolate_free_page(page, order))
 		page = NULL;
 	spin_unlock_irq(&zone->lock);
@@ -283,16 +287,23 @@ static struct page *prezero_isolate_largest(struct zone *zone, bool reported,
 }
 
 /*
- * Zero one free block of @zone, one the host still backs unless
- * @reported. Returns the number of pages zeroed, 0 when the zone has no
- * such block or is short of free memory.
+ * Zero one free block of @zone. Returns the number of pages zeroed, 0 when
+ * the zone has no unzeroed block or is short of free memory. Blocks the
+ * host still backs go first. Beside free page reporting, once none is
+ * left, a reported one: the pool is bounded then (prezero_target()), and
+ * a thread slower than reporting, which takes each free 2 s after it
+ * happens, would otherwise never fill it. The zone decides before the
+ * kind of block: faults look in the highest zone first, and the host gets
+ * back all but the bounded pool either way.
  */
-static unsigned long prezero_one_block(struct zone *zone, bool reported, bool nt)
+static unsigned long prezero_one_block(struct zone *zone, bool nt)
 {
 	struct page *page;
 	int order;
 
-	page = prezero_isolate_largest(zone, reported, &order);
+	page = prezero_isolate_largest(zone, false, &order);
+	if (!page && prezero_beside_reporting())
+		page = prezero_isolate_largest(zone, true, &order);
 	if (!page)
 		return 0;
 
@@ -306,8 +317,6 @@ static unsigned long prezero_one_block(struct zone *zone, bool reported, bool nt
 	count_vm_events(HAWKEYE_PREZERO_PAGES, 1UL << order);
 	if (order < PREZERO_ORDER)
 		count_vm_events(HAWKEYE_PREZERO_MTHP_PAGES, 1UL << order);
-	if (reported)
-		count_vm_events(HAWKEYE_PREZERO_REPORTED_PAGES, 1UL << order);
 	return 1UL << order;
 }
 
@@ -340,36 +349,25 @@ static unsigned long prezero_target(pg_data_t *pgdat)
 	return pages / PREZERO_REPORTING_SHARE ?: 1;	/* 0 would be no bound */
 }
 
-/*
- * Zero one block of @pgdat, the highest zone first. Blocks the host still
- * backs go first, in every zone. Beside free page reporting, once none is
- * left, a reported one: the pool is bounded then (prezero_target()), and
- * a thread slower than reporting, which takes each free 2 s after it
- * happens, would otherwise never fill it. Returns the pages zeroed.
- */
 static unsigned long prezero_node(pg_data_t *pgdat)
 {
 	unsigned long target = prezero_target(pgdat);
 	bool nt = READ_ONCE(hawkeye_prezero.nontemporal);
-	bool reported = false;
 	unsigned long done;
 	int z;
 
 	if (target && node_free_zeroed(pgdat) >= target)
 		return 0;
-	do {
-		for (z = MAX_NR_ZONES - 1; z >= 0; z--) {
-			struct zone *zone = &pgdat->node_zones[z];
+	for (z = MAX_NR_ZONES - 1; z >= 0; z--) {
+		struct zone *zone = &pgdat->node_zones[z];
 
-			/* A zone populated or grown since: hotplug. */
-			if (!populated_zone(zone) || zeroed_index_init_zone(zone))
-				continue;
-			done = prezero_one_block(zone, reported, nt);
-			if (done)
-				return done;
-		}
-		reported = !reported;
-	} while (reported && prezero_beside_reporting());
+		/* A zone populated or grown since: hotplug. */
+		if (!populated_zone(zone) || zeroed_index_init_zone(zone))
+			continue;
+		done = prezero_one_block(zone, nt);
+		if (done)
+			return done;
+	}
 	return 0;
 }
 

@@ -198,14 +198,14 @@ void zeroed_index_compact(struct zone *zone, unsigned int order)
 	unsigned int *ring;
 	bool full;
 
+	spin_lock_irq(&zone->lock);
+	zi = zone->zeroed_index;
+	full = zi && zi->nr[order] == zi->size[order] && !test_bit(order, &zi->compact);
+	spin_unlock_irq(&zone->lock);
+	if (!full)
+		return;
 	mutex_lock(&zeroed_index_mutex);	/* the index stays */
 	zi = zone->zeroed_index;
-	full = zi && READ_ONCE(zi->nr[order]) == zi->size[order] &&
-	       !test_bit(order, &zi->compact);
-	if (!full) {
-		mutex_unlock(&zeroed_index_mutex);
-		return;
-	}
 	/* The blocks seen, by zone-relative pfn; without it, no duplicate is found. */
 	nbits = (zone->spanned_pages >> order) + 1;
 	found = kvcalloc(BITS_TO_LONGS(nbits), sizeof(long), ZEROED_GFP);
@@ -258,16 +258,33 @@ static void zeroed_index_clear(struct zone *zone)
 /* Move @old's entries, oldest first, to @zi, whose rings are no smaller. */
 static void zeroed_index_copy(struct zeroed_index *zi, struct zeroed_index *old)
 {
-	unsigned int order, n, oldest;
+	unsigned int order, nr, size, oldest, first;
 
 	for (order = 0; old && order < NR_PAGE_ORDERS; order++) {
-		oldest = old->head[order] + old->size[order] - old->nr[order];
-		for (n = 0; n < old->nr[order]; n++)
-			zeroed_ring(zi, order)[n] =
-				zeroed_ring(old, order)[(oldest + n) % old->size[order]];
-		zi->nr[order] = n;
-		zi->head[order] = n % zi->size[order];
+		nr = old->nr[order];
+		size = old->size[order];
+		oldest = (old->head[order] + size - nr) % size;
+		first = min(nr, size - oldest);
+		memcpy(zeroed_ring(zi, order), zeroed_ring(old, order) + oldest,
+		       first * sizeof(*zi->pfn));
+		memcpy(zeroed_ring(zi, order) + first, zeroed_ring(old, order),
+		       (nr - first) * sizeof(*zi->pfn));
+		zi->nr[order] = nr;
+		zi->head[order] = nr % zi->size[order];
 	}
+}
+
+/* Is @zone's index made for about its size? It grows by an eighth or more. */
+static bool zeroed_index_sized(struct zone *zone, unsigned long pages)
+{
+	struct zeroed_index *zi;
+	bool sized;
+
+	spin_lock_irq(&zone->lock);
+	zi = zone->zeroed_index;
+	sized = zi && pages <= zi->pages + zi->pages / 8;
+	spin_unlock_irq(&zone->lock);
+	return sized;
 }
 
 /**
@@ -275,9 +292,9 @@ static void zeroed_index_copy(struct zeroed_index *zi, struct zeroed_index *old)
  * @zone: the zone
  *
  * Sized for the zone's managed pages (zeroed_ring_size()); a zone that
- * has grown since its index was made (memory hotplug) gets a larger one,
- * with the entries of the old. Called as pre-zeroing is turned on, and by
- * the zeroing thread before it zeroes in a zone.
+ * has grown by an eighth since its index was made (memory hotplug) gets a
+ * larger one, with the entries of the old. Called as pre-zeroing is
+ * turned on, and by the zeroing thread before it zeroes in a zone.
  *
  * Return: 0, or -ENOMEM if the zone has no index.
  */
@@ -287,9 +304,11 @@ int zeroed_index_init_zone(struct zone *zone)
 	unsigned int size[NR_PAGE_ORDERS], order;
 	struct zeroed_index *zi, *old;
 
+	if (zeroed_index_sized(zone, pages))
+		return 0;
 	mutex_lock(&zeroed_index_mutex);
 	old = zone->zeroed_index;
-	if (old && old->pages >= pages) {
+	if (zeroed_index_sized(zone, pages)) {
 		mutex_unlock(&zeroed_index_mutex);
 		return 0;
 	}

@@ -390,6 +390,8 @@ static void pa_test_ring_full(struct kunit *test)
  */
 static void pa_test_index_grows(struct kunit *test)
 {
+	/* Rings of 5, 7 blocks: the oldest two forgotten, the ring wrapped. */
+	const unsigned int size = 5, n = 7;
 	struct pa_checks c = { };
 	struct pa_index idx = { };
 	struct zone *zone;
@@ -397,7 +399,7 @@ static void pa_test_index_grows(struct kunit *test)
 	unsigned int i;
 	int mt;
 
-	idx.zi = pa_test_index(RING_TEST_SIZE);
+	idx.zi = pa_test_index(size);
 	KUNIT_ASSERT_NOT_NULL(test, idx.zi);
 	idx.zi->pages = 1;	/* made for a zone of one page */
 	page = pa_test_start(test, &zone);
@@ -406,7 +408,7 @@ static void pa_test_index_grows(struct kunit *test)
 	spin_lock_irq(&zone->lock);
 	pa_test_index_swap(zone, &idx);
 	/* Even pages only: no two of them are buddies. */
-	for (i = 0; i < RING_TEST_SIZE; i++)
+	for (i = 0; i < n; i++)
 		pa_test_put(page + 2 * i, 0, true);
 	pa_check(&c, !zeroed_index_has_room(zone, 0));
 	spin_unlock_irq(&zone->lock);
@@ -415,14 +417,14 @@ static void pa_test_index_grows(struct kunit *test)
 	spin_lock_irq(&zone->lock);
 	pa_check(&c, zone->zeroed_index->pages == zone_managed_pages(zone));
 	pa_check(&c, zeroed_index_has_room(zone, 0));
-	for (i = RING_TEST_SIZE; i > 0; i--)
+	for (i = n; i > n - size; i--)
 		pa_check(&c, zeroed_index_take(zone, 0, mt) == page + 2 * (i - 1));
 	pa_check(&c, !zeroed_index_take(zone, 0, mt));
 	pa_check_marks(&c, zone);
 	pa_test_index_swap(zone, &idx);
 	/* Everything back, merged into the test block. */
 	for (i = 1; i < (1 << TEST_ORDER); i++)
-		if (i % 2 || i >= 2 * RING_TEST_SIZE)
+		if (i % 2 || i >= 2 * n)
 			pa_test_put(page + i, 0, false);
 	pa_check_marks(&c, zone);
 	spin_unlock_irq(&zone->lock);

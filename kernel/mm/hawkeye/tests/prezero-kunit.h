@@ -57,7 +57,7 @@ static void prezero_test_one_block_is_counted(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, zeroed_index_init_zone(zone), 0);
 	free = zone_page_state_snapshot(zone, NR_FREE_PAGES);
 	zeroed = zone_page_state_snapshot(zone, NR_FREE_ZEROED);
-	done = prezero_one_block(zone, false, true);
+	done = prezero_one_block(zone, true);
 	if (!done)
 		kunit_skip(test, "no free huge block in %s", zone->name);
 	KUNIT_EXPECT_GE(test, done, 1UL << PREZERO_ORDER);
@@ -233,21 +233,11 @@ static void prezero_test_find_nothing(struct kunit *test)
  */
 static void prezero_test_find_reported(struct kunit *test)
 {
-#ifdef CONFIG_PAGE_REPORTING
 	struct find_test *ft = find_test_make(test, 3, 1);
-	/* The mark counts once a device registered: as if one had. */
-	bool had_device = static_key_enabled(&page_reporting_enabled);
 
-	if (!had_device)
-		static_branch_enable(&page_reporting_enabled);
 	__SetPageReported(ft->pages[1]);
 	KUNIT_EXPECT_NULL(test, prezero_find_block(&ft->list, false));
 	KUNIT_EXPECT_PTR_EQ(test, prezero_find_block(&ft->list, true), ft->pages[1]);
-	if (!had_device)
-		static_branch_disable(&page_reporting_enabled);
-#else
-	kunit_skip(test, "CONFIG_PAGE_REPORTING is off");
-#endif
 }
 
 static struct kunit_case hawkeye_prezero_cases[] = {
