@@ -243,25 +243,31 @@ static bool prezero_beside_reporting(void)
 /*
  * An unzeroed free block of @order taken off @zone's movable list, or
  * NULL. One zone lock hold per order, as compaction's free page scanner
- * takes: a walk of each end of one list.
+ * takes: a walk of each end of one list. Sets *@full if the ring of
+ * @order had no room.
  */
 static struct page *prezero_isolate_block(struct zone *zone, unsigned int order,
-					  bool reported)
+					  bool reported, bool *full)
 {
 	struct list_head *list = &zone->free_area[order].free_list[MIGRATE_MOVABLE];
 	struct page *page = NULL;
+	bool was_reported;
 
+	*full = false;
 	spin_lock_irq(&zone->lock);
 	/* Leave memory alone while reclaim may need it. */
 	if (zone_watermark_ok(zone, 0, high_wmark_pages(zone) + MAX_ORDER_NR_PAGES,
-			      zone_idx(zone), 0) &&
-	    zeroed_index_has_room(zone, order))
-		page = prezero_find_block(list, reported);
+			      zone_idx(zone), 0)) {
+		*full = !zeroed_index_has_room(zone, order);
+		if (!*full)
+			page = prezero_find_block(list, reported);
+	}
 	/* Isolation clears the mark: count what the host gets to back again. */
-	if (page && PageReported(page))
-		count_vm_events(HAWKEYE_PREZERO_REPORTED_PAGES, 1UL << order);
+	was_reported = page && PageReported(page);
 	if (page && !__isolate_free_page(page, order))
 		page = NULL;
+	if (page && was_reported)
+		count_vm_events(HAWKEYE_PREZERO_REPORTED_PAGES, 1UL << order);
 	spin_unlock_irq(&zone->lock);
 	return page;
 }
@@ -272,12 +278,15 @@ static struct page *prezero_isolate_largest(struct zone *zone, bool reported,
 {
 	int order, min_order = prezero_min_order();
 	struct page *page;
+	bool full = false;
 
 	for (order = MAX_PAGE_ORDER; order >= min_order; order--) {
-		/* Once per block: the pass for reported blocks comes second. */
-		if (!reported)
+		page = prezero_isolate_block(zone, order, reported, &full);
+		/* A full ring may hold stale entries: drop them, look again. */
+		if (full) {
 			zeroed_index_compact(zone, order);
-		page = prezero_isolate_block(zone, order, reported);
+			page = prezero_isolate_block(zone, order, reported, &full);
+		}
 		if (page) {
 			*orderp = order;
 			return page;

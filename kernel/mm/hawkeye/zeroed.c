@@ -330,7 +330,7 @@ int zeroed_index_init_zone(struct zone *zone)
 		entries += size[order];
 	}
 	spin_lock_irq(&zone->lock);
-	zeroed_index_copy(zi, zone->zeroed_index);
+	zeroed_index_copy(zi, old);
 	zone->zeroed_index = zi;
 	spin_unlock_irq(&zone->lock);
 	mutex_unlock(&zeroed_index_mutex);
