@@ -223,6 +223,26 @@ static void pa_test_index_swap(struct zone *zone, struct pa_index *x)
 }
 
 /*
+ * pa_test_start() with the test block filled with zeroes and a private
+ * index of @size entries per order installed, the zone lock held; @idx
+ * gets the zone's own, for pa_test_index_swap() to put back.
+ */
+static struct page *pa_test_start_private(struct kunit *test, struct zone **zonep,
+					  struct pa_index *idx, unsigned int size)
+{
+	struct page *page;
+
+	idx->zi = pa_test_index(size);
+	idx->orders = 0;
+	KUNIT_ASSERT_NOT_NULL(test, idx->zi);
+	page = pa_test_start(test, zonep);
+	pa_test_fill(page, TEST_ORDER, 0);
+	spin_lock_irq(&(*zonep)->lock);
+	pa_test_index_swap(*zonep, idx);
+	return page;
+}
+
+/*
  * Stale entries of a smaller order (16 KB blocks zeroed, then allocated
  * without the index) do not hide a zeroed 2 MB block from a 4 KB
  * allocation.
@@ -230,20 +250,15 @@ static void pa_test_index_swap(struct zone *zone, struct pa_index *x)
 static void pa_test_take_past_stale(struct kunit *test)
 {
 	struct pa_checks c = { };
-	struct pa_index idx = { };
+	struct pa_index idx;
 	struct zone *zone;
 	struct page *page, *half;
 	unsigned int i;
 	int mt;
 
-	idx.zi = pa_test_index(64);
-	KUNIT_ASSERT_NOT_NULL(test, idx.zi);
-	page = pa_test_start(test, &zone);
+	page = pa_test_start_private(test, &zone, &idx, 64);
 	half = page + (1 << HALF_ORDER);
 	mt = get_pageblock_migratetype(page);
-	pa_test_fill(page, TEST_ORDER, 0);
-	spin_lock_irq(&zone->lock);
-	pa_test_index_swap(zone, &idx);
 	/* Every other order-2 block of the lower half: no two are buddies. */
 	for (i = 0; i < 32; i++) {
 		pa_test_put(page + 8 * i, 2, true);
@@ -257,7 +272,7 @@ static void pa_test_take_past_stale(struct kunit *test)
 	pa_test_put(page, HALF_ORDER, false);
 	pa_check_marks(&c, zone);
 	spin_unlock_irq(&zone->lock);
-	kfree(idx.zi);
+	kvfree(idx.zi);
 	pa_test_end(test, &c, zone, page);
 }
 
@@ -268,20 +283,15 @@ static void pa_test_take_past_stale(struct kunit *test)
 static void pa_test_take_smallest(struct kunit *test)
 {
 	struct pa_checks c = { };
-	struct pa_index idx = { };
+	struct pa_index idx;
 	struct zone *zone;
 	struct page *page, *half;
 	unsigned int i;
 	int mt;
 
-	idx.zi = pa_test_index(64);
-	KUNIT_ASSERT_NOT_NULL(test, idx.zi);
-	page = pa_test_start(test, &zone);
+	page = pa_test_start_private(test, &zone, &idx, 64);
 	half = page + (1 << HALF_ORDER);
 	mt = get_pageblock_migratetype(page);
-	pa_test_fill(page, TEST_ORDER, 0);
-	spin_lock_irq(&zone->lock);
-	pa_test_index_swap(zone, &idx);
 	pa_test_put(page, 0, true);
 	/* Two newer entries of order 0, stale: allocated without the index. */
 	for (i = 1; i <= 2; i++) {
@@ -297,7 +307,7 @@ static void pa_test_take_smallest(struct kunit *test)
 		pa_test_put(page + i, 0, false);
 	pa_check_marks(&c, zone);
 	spin_unlock_irq(&zone->lock);
-	kfree(idx.zi);
+	kvfree(idx.zi);
 	pa_test_end(test, &c, zone, page);
 }
 
@@ -311,21 +321,16 @@ static void pa_test_ring_full(struct kunit *test)
 {
 	const unsigned int n = RING_TEST_SIZE + 2;
 	struct pa_checks c = { };
-	struct pa_index idx = { };
 	struct zeroed_index *zi;
+	struct pa_index idx;
 	struct zone *zone;
 	struct page *page;
 	unsigned int i;
 	int mt;
 
-	zi = pa_test_index(RING_TEST_SIZE);
-	KUNIT_ASSERT_NOT_NULL(test, zi);
-	idx.zi = zi;
-	page = pa_test_start(test, &zone);
+	page = pa_test_start_private(test, &zone, &idx, RING_TEST_SIZE);
+	zi = zone->zeroed_index;
 	mt = get_pageblock_migratetype(page);
-	pa_test_fill(page, TEST_ORDER, 0);
-	spin_lock_irq(&zone->lock);
-	pa_test_index_swap(zone, &idx);
 	/* Even pages only: no two of them are buddies. */
 	for (i = 0; i < n; i++)
 		pa_test_put(page + 2 * i, 0, true);
@@ -393,20 +398,15 @@ static void pa_test_index_grows(struct kunit *test)
 	/* Rings of 5, 7 blocks: the oldest two forgotten, the ring wrapped. */
 	const unsigned int size = 5, n = 7;
 	struct pa_checks c = { };
-	struct pa_index idx = { };
+	struct pa_index idx;
 	struct zone *zone;
 	struct page *page;
 	unsigned int i;
 	int mt;
 
-	idx.zi = pa_test_index(size);
-	KUNIT_ASSERT_NOT_NULL(test, idx.zi);
-	idx.zi->pages = 1;	/* made for a zone of one page */
-	page = pa_test_start(test, &zone);
+	page = pa_test_start_private(test, &zone, &idx, size);
+	zone->zeroed_index->pages = 1;	/* made for a zone of one page */
 	mt = get_pageblock_migratetype(page);
-	pa_test_fill(page, TEST_ORDER, 0);
-	spin_lock_irq(&zone->lock);
-	pa_test_index_swap(zone, &idx);
 	/* Even pages only: no two of them are buddies. */
 	for (i = 0; i < n; i++)
 		pa_test_put(page + 2 * i, 0, true);
