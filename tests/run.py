@@ -249,12 +249,21 @@ def vm_failure(status, console):
     return note
 
 
+def manifest_limit(manifest):
+    """Seconds a boot may take running @manifest: the boot's own and every
+    program's limit (run-in-guest.sh kills a program at its limit), so
+    that the VM is stopped only if the guest itself hangs."""
+    with open(manifest) as f:
+        return BOOT_TIMEOUT_S + sum(int(line.split()[1]) for line in f if line.strip())
+
+
 def run_boot(tag, image, append, manifest, vm_args):
     """One VM boot running a manifest: its result rows, KUnit's included."""
     rows = []
     console = os.path.join(OUT, f"console{tag}.log")
     cmd = [os.path.join(REPO, "scripts", "vm-run"), "--kernel", image, "--mem", "2G",
-           "--cpus", "2", "--swap", "1G", "--log", console, "--timeout", "4500",
+           "--cpus", "2", "--swap", "1G", "--log", console,
+           "--timeout", str(manifest_limit(manifest)),
            "--boot-timeout", str(BOOT_TIMEOUT_S)] + vm_args
     cmd += [f"--append={arg}" for arg in append]
     cmd += ["--", os.path.join(REPO, "tests", "guest", "run-in-guest.sh"), manifest]

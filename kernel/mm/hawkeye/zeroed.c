@@ -43,7 +43,7 @@
 /* Serialises making and replacing indexes. */
 static DEFINE_MUTEX(zeroed_index_mutex);
 
-static unsigned int *zeroed_ring(struct zeroed_index *zi, unsigned int order)
+static int *zeroed_ring(struct zeroed_index *zi, unsigned int order)
 {
 	return &zi->pfn[zi->start[order]];
 }
@@ -68,11 +68,11 @@ static unsigned long zeroed_ring_size(unsigned long pages, unsigned int order)
 }
 
 /* The block of an entry if it still is a free zeroed block of @order. */
-static struct page *zeroed_entry_block(struct zone *zone, unsigned int pfn,
-				       unsigned int order)
+static struct page *zeroed_entry_block(struct zone *zone, struct zeroed_index *zi,
+				       int entry, unsigned int order)
 {
 	/* Memory may have gone offline or to another zone since. */
-	struct page *page = pfn_to_online_page(zone->zone_start_pfn + pfn);
+	struct page *page = pfn_to_online_page(zi->base_pfn + entry);
 
 	if (!page || page_zone(page) != zone)
 		return NULL;
@@ -91,18 +91,25 @@ static struct page *zeroed_entry_block(struct zone *zone, unsigned int pfn,
  * movable one. A full ring forgets its oldest block: the mark is cleared,
  * so that NR_FREE_ZEROED, which the zeroing thread fills up to its
  * target, counts only blocks a fault can find.
+ *
+ * Return: false if the block lies 8 TB or more from the index's base (a
+ * zone grown that far by memory hotplug): the caller drops the mark.
  */
-void zeroed_index_add(struct zone *zone, struct page *page, unsigned int order)
+bool zeroed_index_add(struct zone *zone, struct page *page, unsigned int order)
 {
 	struct zeroed_index *zi = zone->zeroed_index;
-	unsigned int *entry;
+	long offset;
+	int *entry;
 
 	lockdep_assert_held(&zone->lock);
 	if (!zi)
-		return;
+		return true;
+	offset = page_to_pfn(page) - zi->base_pfn;
+	if (offset != (int)offset)
+		return false;
 	entry = &zeroed_ring(zi, order)[zi->head[order]];
 	if (zi->nr[order] == zi->size[order]) {
-		struct page *oldest = zeroed_entry_block(zone, *entry, order);
+		struct page *oldest = zeroed_entry_block(zone, zi, *entry, order);
 
 		/* Not @page itself: its entry is only renewed. */
 		if (oldest && oldest != page)
@@ -110,11 +117,12 @@ void zeroed_index_add(struct zone *zone, struct page *page, unsigned int order)
 	} else {
 		zi->nr[order]++;
 	}
-	*entry = page_to_pfn(page) - zone->zone_start_pfn;
+	*entry = offset;
 	zi->head[order] = (zi->head[order] + 1) % zi->size[order];
 	/* Written only when it changes: faults read it without the lock. */
 	if (!(zone->zeroed_orders & BIT(order)))
 		WRITE_ONCE(zone->zeroed_orders, zone->zeroed_orders | BIT(order));
+	return true;
 }
 
 /*
@@ -130,7 +138,8 @@ static struct page *zeroed_index_pop(struct zone *zone, struct zeroed_index *zi,
 	zi->head[order] = (zi->head[order] + zi->size[order] - 1) % zi->size[order];
 	if (!--zi->nr[order])
 		WRITE_ONCE(zone->zeroed_orders, zone->zeroed_orders & ~BIT(order));
-	page = zeroed_entry_block(zone, zeroed_ring(zi, order)[zi->head[order]], order);
+	page = zeroed_entry_block(zone, zi, zeroed_ring(zi, order)[zi->head[order]],
+				  order);
 	if (page && get_pageblock_migratetype(page) != mt)
 		return NULL;
 	return page;
@@ -192,11 +201,11 @@ struct page *zeroed_index_take(struct zone *zone, unsigned int order, int mt)
  */
 void zeroed_index_compact(struct zone *zone, unsigned int order)
 {
+	unsigned long *found, nbits, start;
 	unsigned int seen, todo, size;
-	unsigned long *found, nbits;
 	struct zeroed_index *zi;
-	unsigned int *ring;
 	bool full;
+	int *ring;
 
 	spin_lock_irq(&zone->lock);
 	zi = zone->zeroed_index;
@@ -207,6 +216,7 @@ void zeroed_index_compact(struct zone *zone, unsigned int order)
 	mutex_lock(&zeroed_index_mutex);	/* the index stays */
 	zi = zone->zeroed_index;
 	/* The blocks seen, by zone-relative pfn; without it, no duplicate is found. */
+	start = zone->zone_start_pfn;
 	nbits = (zone->spanned_pages >> order) + 1;
 	found = kvcalloc(BITS_TO_LONGS(nbits), sizeof(long), ZEROED_GFP);
 	size = zi->size[order];
@@ -215,12 +225,11 @@ void zeroed_index_compact(struct zone *zone, unsigned int order)
 	todo = zi->nr[order];
 	for (seen = 0; seen < todo && zi->nr[order]; seen++) {
 		unsigned int oldest = (zi->head[order] + size - zi->nr[order]) % size;
+		struct page *page = zeroed_entry_block(zone, zi, ring[oldest], order);
+		unsigned long bit = page ? (page_to_pfn(page) - start) >> order : 0;
 
-		unsigned long bit = ring[oldest] >> order;
-
-		/* A zone that grew since the bitmap was sized: no check. */
-		if (!zeroed_entry_block(zone, ring[oldest], order) ||
-		    (found && bit < nbits && __test_and_set_bit(bit, found))) {
+		/* A zone that grew or moved since the bitmap was sized: no check. */
+		if (!page || (found && bit < nbits && __test_and_set_bit(bit, found))) {
 			zi->nr[order]--;
 		} else {
 			ring[zi->head[order]] = ring[oldest];
@@ -255,36 +264,40 @@ static void zeroed_index_clear(struct zone *zone)
 	WRITE_ONCE(zone->zeroed_orders, 0);
 }
 
-/* Move @old's entries, oldest first, to @zi, whose rings are no smaller. */
+/*
+ * Move @old's entries, oldest first, to @zi, whose rings are no smaller.
+ * All in one zone lock hold: up to 17 MB on a 128 GB zone whose rings are
+ * full, a few milliseconds, once per growth by an eighth.
+ */
 static void zeroed_index_copy(struct zeroed_index *zi, struct zeroed_index *old)
 {
 	unsigned int order, nr, size, oldest, first;
+	int *ring;
 
 	for (order = 0; old && order < NR_PAGE_ORDERS; order++) {
 		nr = old->nr[order];
 		size = old->size[order];
 		oldest = (old->head[order] + size - nr) % size;
 		first = min(nr, size - oldest);
-		memcpy(zeroed_ring(zi, order), zeroed_ring(old, order) + oldest,
-		       first * sizeof(*zi->pfn));
-		memcpy(zeroed_ring(zi, order) + first, zeroed_ring(old, order),
-		       (nr - first) * sizeof(*zi->pfn));
+		ring = zeroed_ring(zi, order);
+		memcpy(ring, zeroed_ring(old, order) + oldest, first * sizeof(*ring));
+		memcpy(ring + first, zeroed_ring(old, order), (nr - first) * sizeof(*ring));
 		zi->nr[order] = nr;
 		zi->head[order] = nr % zi->size[order];
 	}
 }
 
-/* Is @zone's index made for about its size? It grows by an eighth or more. */
+/*
+ * Is @zone's index made for about its size? It grows by an eighth or
+ * more. Without the zone lock: only the zeroing thread of the zone's node
+ * replaces an index once pre-zeroing is on, and it asks before every
+ * block.
+ */
 static bool zeroed_index_sized(struct zone *zone, unsigned long pages)
 {
-	struct zeroed_index *zi;
-	bool sized;
+	struct zeroed_index *zi = READ_ONCE(zone->zeroed_index);
 
-	spin_lock_irq(&zone->lock);
-	zi = zone->zeroed_index;
-	sized = zi && pages <= zi->pages + zi->pages / 8;
-	spin_unlock_irq(&zone->lock);
-	return sized;
+	return zi && pages <= zi->pages + zi->pages / 8;
 }
 
 /**
@@ -293,8 +306,11 @@ static bool zeroed_index_sized(struct zone *zone, unsigned long pages)
  *
  * Sized for the zone's managed pages (zeroed_ring_size()); a zone that
  * has grown by an eighth since its index was made (memory hotplug) gets a
- * larger one, with the entries of the old. Called as pre-zeroing is
- * turned on, and by the zeroing thread before it zeroes in a zone.
+ * larger one, with the entries of the old. Entries are relative to where
+ * the zone started when its first index was made. Called as pre-zeroing
+ * is turned on, with no zeroing thread running, and by the zone's node's
+ * zeroing thread before it zeroes in the zone: nobody else replaces an
+ * index.
  *
  * Return: 0, or -ENOMEM if the zone has no index.
  */
@@ -306,12 +322,10 @@ int zeroed_index_init_zone(struct zone *zone)
 
 	if (zeroed_index_sized(zone, pages))
 		return 0;
-	mutex_lock(&zeroed_index_mutex);
 	old = zone->zeroed_index;
-	if (zeroed_index_sized(zone, pages)) {
-		mutex_unlock(&zeroed_index_mutex);
-		return 0;
-	}
+	/* Emptied by memory hotplug: no base to take. */
+	if (!pages)
+		return old ? 0 : -ENOMEM;
 	for (order = 0; order < NR_PAGE_ORDERS; order++) {
 		size[order] = zeroed_ring_size(pages, order);
 		if (old)
@@ -319,19 +333,19 @@ int zeroed_index_init_zone(struct zone *zone)
 		entries += size[order];
 	}
 	zi = kvzalloc(struct_size(zi, pfn, entries), ZEROED_GFP);
-	if (!zi) {
-		mutex_unlock(&zeroed_index_mutex);
+	if (!zi)
 		return old ? 0 : -ENOMEM;
-	}
 	zi->pages = pages;
+	zi->base_pfn = old ? old->base_pfn : zone->zone_start_pfn;
 	for (order = 0, entries = 0; order < NR_PAGE_ORDERS; order++) {
 		zi->size[order] = size[order];
 		zi->start[order] = entries;
 		entries += size[order];
 	}
+	mutex_lock(&zeroed_index_mutex);	/* not while a ring is compacted */
 	spin_lock_irq(&zone->lock);
 	zeroed_index_copy(zi, old);
-	zone->zeroed_index = zi;
+	WRITE_ONCE(zone->zeroed_index, zi);
 	spin_unlock_irq(&zone->lock);
 	mutex_unlock(&zeroed_index_mutex);
 	kvfree(old);

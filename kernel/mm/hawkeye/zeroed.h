@@ -24,32 +24,36 @@
 #ifdef CONFIG_HAWKEYE
 
 /*
- * Per order, a ring of zone-relative pfns of zeroed free blocks, newest
- * last. An entry goes stale when its block is allocated or merged; it is
- * checked when taken. Every zeroed block on a movable free list has an
- * entry: a full ring forgets its oldest block (clears the mark), and the
- * zeroing thread zeroes no block of an order whose ring is full.
+ * Per order, a ring of zeroed free blocks, newest last: their pfns less
+ * @base_pfn, where the zone started when its first index was made (memory
+ * hotplug may move the start either way; an int reaches 8 TB). An entry
+ * goes stale when its block is allocated or merged; it is checked when
+ * taken. Every zeroed block on a movable free list has an entry: a full
+ * ring forgets its oldest block (clears the mark), and the zeroing thread
+ * zeroes no block of an order whose ring is full.
  *
- * zone->zeroed_index is read and written under the zone lock, and
- * replaced by a larger one only under zeroed.c's mutex as well (the zone
- * grew). zone->zeroed_orders, bit n set while ring n has entries, is
- * written under the zone lock and read without it by faults.
+ * zone->zeroed_index is read and written under the zone lock; it is
+ * replaced (the zone grew) as pre-zeroing is turned on, or by the zeroing
+ * thread of the zone's node, which also reads it without the lock.
+ * zone->zeroed_orders, bit n set while ring n has entries, is written
+ * under the zone lock and read without it by faults.
  */
 struct zeroed_index {
 	unsigned long pages;		/* the zone's managed pages it is sized for */
+	unsigned long base_pfn;		/* what entries are relative to */
 	unsigned long compact;		/* bit n: ring n full, none stale at last look */
 	unsigned int size[NR_PAGE_ORDERS];	/* entries of each ring */
 	unsigned int start[NR_PAGE_ORDERS];	/* its first in @pfn */
 	unsigned int head[NR_PAGE_ORDERS];	/* where the next entry goes */
 	unsigned int nr[NR_PAGE_ORDERS];	/* entries in use */
-	unsigned int pfn[];		/* the rings, one after the other */
+	int pfn[];			/* the rings, one after the other */
 };
 
 int zeroed_index_init(void);
 int zeroed_index_init_zone(struct zone *zone);
 void zeroed_index_compact(struct zone *zone, unsigned int order);
 void drop_zeroed_marks(void);
-void zeroed_index_add(struct zone *zone, struct page *page, unsigned int order);
+bool zeroed_index_add(struct zone *zone, struct page *page, unsigned int order);
 struct page *zeroed_index_take(struct zone *zone, unsigned int order, int mt);
 bool __zeroed_page_needs_init(struct page *page, unsigned int order, gfp_t gfp,
 			      bool init, bool zeroed);
@@ -93,7 +97,8 @@ static inline bool zeroed_index_has_room(struct zone *zone, unsigned int order)
  * A free block moves to another migratetype's list (its pageblock's type
  * changes). Faults look for zeroed blocks on the movable lists: moving
  * there, a zeroed block is recorded (an isolated block's entry may have
- * been dropped meanwhile); moving elsewhere, it is forgotten, so that
+ * been dropped meanwhile); moving elsewhere, or not recorded, it is
+ * forgotten, so that
  * NR_FREE_ZEROED counts what faults can find. Isolation is brief: an
  * isolated block keeps its mark.
  */
@@ -102,16 +107,16 @@ static inline void zeroed_block_moved(struct zone *zone, struct page *page,
 {
 	if (!PageZeroed(page))
 		return;
-	if (mt == MIGRATE_MOVABLE)
-		zeroed_index_add(zone, page, order);
-	else if (!is_migrate_isolate(mt))
+	if (mt == MIGRATE_MOVABLE ? !zeroed_index_add(zone, page, order) :
+				    !is_migrate_isolate(mt))
 		zeroed_block_deleted(zone, page, order);
 }
 
 /*
  * Mark a zeroed free block of @mt, before it joins a list, and record it.
- * Only where faults look (zeroed_block_moved()): a block of another type
- * keeps no mark, so that NR_FREE_ZEROED counts what faults can find.
+ * Only where faults look (zeroed_block_moved()): a block of another type,
+ * or one the index cannot record, keeps no mark, so that NR_FREE_ZEROED
+ * counts what faults can find.
  */
 static inline void zeroed_block_mark(struct zone *zone, struct page *page,
 				     unsigned int order, int mt)
@@ -119,7 +124,8 @@ static inline void zeroed_block_mark(struct zone *zone, struct page *page,
 	if (mt != MIGRATE_MOVABLE && !is_migrate_isolate(mt))
 		return;
 	__SetPageZeroed(page);
-	zeroed_index_add(zone, page, order);
+	if (!zeroed_index_add(zone, page, order))
+		__ClearPageZeroed(page);
 }
 
 /*

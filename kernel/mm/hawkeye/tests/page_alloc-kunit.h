@@ -237,6 +237,7 @@ static struct page *pa_test_start_private(struct kunit *test, struct zone **zone
 	KUNIT_ASSERT_NOT_NULL(test, idx->zi);
 	page = pa_test_start(test, zonep);
 	pa_test_fill(page, TEST_ORDER, 0);
+	idx->zi->base_pfn = (*zonep)->zone_start_pfn;
 	spin_lock_irq(&(*zonep)->lock);
 	pa_test_index_swap(*zonep, idx);
 	return page;
@@ -406,6 +407,7 @@ static void pa_test_index_grows(struct kunit *test)
 
 	page = pa_test_start_private(test, &zone, &idx, size);
 	zone->zeroed_index->pages = 1;	/* made for a zone of one page */
+	zone->zeroed_index->base_pfn = page_to_pfn(page + 1);
 	mt = get_pageblock_migratetype(page);
 	/* Even pages only: no two of them are buddies. */
 	for (i = 0; i < n; i++)
@@ -416,6 +418,7 @@ static void pa_test_index_grows(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, zeroed_index_init_zone(zone), 0);
 	spin_lock_irq(&zone->lock);
 	pa_check(&c, zone->zeroed_index->pages == zone_managed_pages(zone));
+	pa_check(&c, zone->zeroed_index->base_pfn == page_to_pfn(page + 1));
 	pa_check(&c, zeroed_index_has_room(zone, 0));
 	for (i = n; i > n - size; i--)
 		pa_check(&c, zeroed_index_take(zone, 0, mt) == page + 2 * (i - 1));
@@ -426,6 +429,59 @@ static void pa_test_index_grows(struct kunit *test)
 	for (i = 1; i < (1 << TEST_ORDER); i++)
 		if (i % 2 || i >= 2 * n)
 			pa_test_put(page + i, 0, false);
+	pa_check_marks(&c, zone);
+	spin_unlock_irq(&zone->lock);
+	kvfree(idx.zi);
+	pa_test_end(test, &c, zone, page);
+}
+
+/* Move @zone's start by @pages, its end kept, as memory hotplug does. */
+static void pa_test_zone_start_move(struct zone *zone, long pages)
+{
+	zone_span_writelock(zone);
+	zone->zone_start_pfn += pages;
+	zone->spanned_pages -= pages;
+	zone_span_writeunlock(zone);
+}
+
+/*
+ * Memory onlined below a zone, or offlined at its start, moves the start
+ * (resize_zone_range(), shrink_zone_span()): the blocks recorded before
+ * are still found. A block too far from where the index was made to be
+ * recorded loses its mark.
+ */
+static void pa_test_index_zone_moves(struct kunit *test)
+{
+	const unsigned int order = HALF_ORDER - 1;
+	struct pa_checks c = { };
+	struct page *page, *half;
+	struct pa_index idx;
+	struct zone *zone;
+	long move;
+	int mt;
+
+	page = pa_test_start_private(test, &zone, &idx, 4);
+	half = page + (1 << HALF_ORDER);
+	mt = get_pageblock_migratetype(page);
+	/* By a page, into a hole or out of one: nobody else looks there meanwhile. */
+	move = zone->zone_start_pfn ? -1 : 1;
+	/* Not buddies: each stays a block of @order. */
+	pa_test_put(half, order, true);
+	pa_test_zone_start_move(zone, move);
+	pa_test_put(page, order, true);
+	pa_check(&c, zeroed_index_take(zone, order, mt) == page);
+	pa_check(&c, zeroed_index_take(zone, order, mt) == half);
+	pa_test_zone_start_move(zone, -move);
+	/* 8 TB away: the merged block cannot be recorded. */
+	zone->zeroed_index->base_pfn = page_to_pfn(page) + (1UL << 31) + 1;
+	pa_test_put(page + (1 << order), order, true);
+	pa_check(&c, pa_test_free_block(page, HALF_ORDER));
+	pa_check(&c, !PageZeroed(page));
+	pa_check(&c, PageZeroed(half));
+	pa_check_marks(&c, zone);
+	pa_test_index_swap(zone, &idx);
+	/* Everything back, merged into the test block. */
+	pa_test_put(half + (1 << order), order, false);
 	pa_check_marks(&c, zone);
 	spin_unlock_irq(&zone->lock);
 	kvfree(idx.zi);
@@ -601,6 +657,7 @@ static void pa_test_pcp_recycles(struct kunit *test)
 	zone = pa_test_zone(test);
 	idx.zi = pa_test_index(1);
 	KUNIT_ASSERT_NOT_NULL(test, idx.zi);
+	idx.zi->base_pfn = zone->zone_start_pfn;
 	for (i = 0; i < NR_PCP_LISTS; i++)
 		INIT_LIST_HEAD(&pcp.lists[i]);
 	spin_lock_irq(&zone->lock);
@@ -625,7 +682,7 @@ static void pa_test_pcp_recycles(struct kunit *test)
 	spin_lock_irq(&zone->lock);
 	pa_test_index_swap(zone, &idx);
 	spin_unlock_irq(&zone->lock);
-	kfree(idx.zi);
+	kvfree(idx.zi);
 }
 
 /*
@@ -968,6 +1025,7 @@ static struct kunit_case hawkeye_page_alloc_cases[] = {
 	KUNIT_CASE(pa_test_steal),
 	KUNIT_CASE(pa_test_ring_full),
 	KUNIT_CASE(pa_test_index_grows),
+	KUNIT_CASE(pa_test_index_zone_moves),
 	KUNIT_CASE(pa_test_pcp),
 	KUNIT_CASE(pa_test_pcp_refills),
 	KUNIT_CASE(pa_test_pcp_recycles),
