@@ -252,6 +252,7 @@ static struct page *prezero_isolate_block(struct zone *zone, unsigned int order,
 	struct list_head *list = &zone->free_area[order].free_list[MIGRATE_MOVABLE];
 	struct page *page = NULL;
 	bool was_reported;
+	int entry;
 
 	*full = false;
 	spin_lock_irq(&zone->lock);
@@ -262,6 +263,9 @@ static struct page *prezero_isolate_block(struct zone *zone, unsigned int order,
 		if (!*full)
 			page = prezero_find_block(list, reported);
 	}
+	/* Out of the index's reach, it would lose its mark and come back. */
+	if (page && !zeroed_index_entry(zone->zeroed_index, page_to_pfn(page), order, &entry))
+		page = NULL;
 	/* Isolation clears the mark: count what the host gets to back again. */
 	was_reported = page && PageReported(page);
 	if (page && !__isolate_free_page(page, order))

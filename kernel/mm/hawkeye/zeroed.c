@@ -72,7 +72,7 @@ static struct page *zeroed_entry_block(struct zone *zone, struct zeroed_index *z
 				       int entry, unsigned int order)
 {
 	/* Memory may have gone offline or to another zone since. */
-	struct page *page = pfn_to_online_page(zi->base_pfn + entry);
+	struct page *page = pfn_to_online_page(((zi->base_pfn >> order) + entry) << order);
 
 	if (!page || page_zone(page) != zone)
 		return NULL;
@@ -92,20 +92,19 @@ static struct page *zeroed_entry_block(struct zone *zone, struct zeroed_index *z
  * so that NR_FREE_ZEROED, which the zeroing thread fills up to its
  * target, counts only blocks a fault can find.
  *
- * Return: false if the block lies 8 TB or more from the index's base (a
- * zone grown that far by memory hotplug): the caller drops the mark.
+ * Return: false if the block is out of the index's reach (a zone grown
+ * by memory hotplug 8 TB << @order away from where it started): the
+ * caller drops the mark.
  */
 bool zeroed_index_add(struct zone *zone, struct page *page, unsigned int order)
 {
 	struct zeroed_index *zi = zone->zeroed_index;
-	long offset;
-	int *entry;
+	int new, *entry;
 
 	lockdep_assert_held(&zone->lock);
 	if (!zi)
 		return true;
-	offset = page_to_pfn(page) - zi->base_pfn;
-	if (offset != (int)offset)
+	if (!zeroed_index_entry(zi, page_to_pfn(page), order, &new))
 		return false;
 	entry = &zeroed_ring(zi, order)[zi->head[order]];
 	if (zi->nr[order] == zi->size[order]) {
@@ -117,7 +116,7 @@ bool zeroed_index_add(struct zone *zone, struct page *page, unsigned int order)
 	} else {
 		zi->nr[order]++;
 	}
-	*entry = offset;
+	*entry = new;
 	zi->head[order] = (zi->head[order] + 1) % zi->size[order];
 	/* Written only when it changes: faults read it without the lock. */
 	if (!(zone->zeroed_orders & BIT(order)))
@@ -266,8 +265,9 @@ static void zeroed_index_clear(struct zone *zone)
 
 /*
  * Move @old's entries, oldest first, to @zi, whose rings are no smaller.
- * All in one zone lock hold: up to 17 MB on a 128 GB zone whose rings are
- * full, a few milliseconds, once per growth by an eighth.
+ * All in one zone lock hold: with every ring full, 17 MB on a 128 GB zone,
+ * 44 MB on a zone of 4 TB or more (milliseconds), once per growth by an
+ * eighth.
  */
 static void zeroed_index_copy(struct zeroed_index *zi, struct zeroed_index *old)
 {
@@ -287,17 +287,17 @@ static void zeroed_index_copy(struct zeroed_index *zi, struct zeroed_index *old)
 	}
 }
 
-/*
- * Is @zone's index made for about its size? It grows by an eighth or
- * more. Without the zone lock: only the zeroing thread of the zone's node
- * replaces an index once pre-zeroing is on, and it asks before every
- * block.
- */
+/* Is @zone's index made for about its size? It grows by an eighth or more. */
 static bool zeroed_index_sized(struct zone *zone, unsigned long pages)
 {
-	struct zeroed_index *zi = READ_ONCE(zone->zeroed_index);
+	struct zeroed_index *zi;
+	bool sized;
 
-	return zi && pages <= zi->pages + zi->pages / 8;
+	spin_lock_irq(&zone->lock);
+	zi = zone->zeroed_index;
+	sized = zi && pages <= zi->pages + zi->pages / 8;
+	spin_unlock_irq(&zone->lock);
+	return sized;
 }
 
 /**
@@ -308,9 +308,7 @@ static bool zeroed_index_sized(struct zone *zone, unsigned long pages)
  * has grown by an eighth since its index was made (memory hotplug) gets a
  * larger one, with the entries of the old. Entries are relative to where
  * the zone started when its first index was made. Called as pre-zeroing
- * is turned on, with no zeroing thread running, and by the zone's node's
- * zeroing thread before it zeroes in the zone: nobody else replaces an
- * index.
+ * is turned on, and by the zeroing thread before it zeroes in a zone.
  *
  * Return: 0, or -ENOMEM if the zone has no index.
  */
@@ -319,13 +317,18 @@ int zeroed_index_init_zone(struct zone *zone)
 	unsigned long pages = zone_managed_pages(zone), entries = 0;
 	unsigned int size[NR_PAGE_ORDERS], order;
 	struct zeroed_index *zi, *old;
+	int ret = 0;
 
 	if (zeroed_index_sized(zone, pages))
 		return 0;
+	mutex_lock(&zeroed_index_mutex);
 	old = zone->zeroed_index;
-	/* Emptied by memory hotplug: no base to take. */
+	if (zeroed_index_sized(zone, pages))
+		goto out;
+	ret = old ? 0 : -ENOMEM;
+	/* Emptied by memory hotplug: nothing to size for, no start to take. */
 	if (!pages)
-		return old ? 0 : -ENOMEM;
+		goto out;
 	for (order = 0; order < NR_PAGE_ORDERS; order++) {
 		size[order] = zeroed_ring_size(pages, order);
 		if (old)
@@ -334,22 +337,29 @@ int zeroed_index_init_zone(struct zone *zone)
 	}
 	zi = kvzalloc(struct_size(zi, pfn, entries), ZEROED_GFP);
 	if (!zi)
-		return old ? 0 : -ENOMEM;
+		goto out;
 	zi->pages = pages;
-	zi->base_pfn = old ? old->base_pfn : zone->zone_start_pfn;
 	for (order = 0, entries = 0; order < NR_PAGE_ORDERS; order++) {
 		zi->size[order] = size[order];
 		zi->start[order] = entries;
 		entries += size[order];
 	}
-	mutex_lock(&zeroed_index_mutex);	/* not while a ring is compacted */
 	spin_lock_irq(&zone->lock);
+	if (!old && !zone->spanned_pages) {	/* emptied meanwhile */
+		spin_unlock_irq(&zone->lock);
+		kvfree(zi);
+		goto out;
+	}
+	zi->base_pfn = old ? old->base_pfn : zone->zone_start_pfn;
 	zeroed_index_copy(zi, old);
-	WRITE_ONCE(zone->zeroed_index, zi);
+	zone->zeroed_index = zi;
 	spin_unlock_irq(&zone->lock);
 	mutex_unlock(&zeroed_index_mutex);
 	kvfree(old);
 	return 0;
+out:
+	mutex_unlock(&zeroed_index_mutex);
+	return ret;
 }
 
 /**

@@ -24,17 +24,17 @@
 #ifdef CONFIG_HAWKEYE
 
 /*
- * Per order, a ring of zeroed free blocks, newest last: their pfns less
- * @base_pfn, where the zone started when its first index was made (memory
- * hotplug may move the start either way; an int reaches 8 TB). An entry
- * goes stale when its block is allocated or merged; it is checked when
- * taken. Every zeroed block on a movable free list has an entry: a full
- * ring forgets its oldest block (clears the mark), and the zeroing thread
- * zeroes no block of an order whose ring is full.
+ * Per order, a ring of zeroed free blocks, newest last: their pfns in
+ * units of the order, less @base_pfn's, where the zone started when its
+ * first index was made (memory hotplug may move the start either way; an
+ * int reaches 8 TB << order with 4 KB pages). An entry goes stale when
+ * its block is allocated or merged; it is checked when taken. Every
+ * zeroed block on a movable free list has an entry: a full ring forgets
+ * its oldest block (clears the mark), and the zeroing thread zeroes no
+ * block of an order whose ring is full, nor one out of reach.
  *
- * zone->zeroed_index is read and written under the zone lock; it is
- * replaced (the zone grew) as pre-zeroing is turned on, or by the zeroing
- * thread of the zone's node, which also reads it without the lock.
+ * zone->zeroed_index is read and written under the zone lock, and
+ * replaced (the zone grew) under zeroed.c's mutex as well.
  * zone->zeroed_orders, bit n set while ring n has entries, is written
  * under the zone lock and read without it by faults.
  */
@@ -57,6 +57,16 @@ bool zeroed_index_add(struct zone *zone, struct page *page, unsigned int order);
 struct page *zeroed_index_take(struct zone *zone, unsigned int order, int mt);
 bool __zeroed_page_needs_init(struct page *page, unsigned int order, gfp_t gfp,
 			      bool init, bool zeroed);
+
+/* An entry for the block of @order at @pfn, if an int holds it. */
+static inline bool zeroed_index_entry(struct zeroed_index *zi, unsigned long pfn,
+				      unsigned int order, int *entry)
+{
+	long offset = (long)(pfn >> order) - (long)(zi->base_pfn >> order);
+
+	*entry = offset;
+	return *entry == offset;
+}
 
 /* A block joins a free list: count its pages if it is zeroed. */
 static inline void zeroed_block_added(struct zone *zone, struct page *page,

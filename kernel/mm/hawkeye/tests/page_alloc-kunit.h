@@ -412,6 +412,9 @@ static void pa_test_index_grows(struct kunit *test)
 	/* Even pages only: no two of them are buddies. */
 	for (i = 0; i < n; i++)
 		pa_test_put(page + 2 * i, 0, true);
+	/* The two forgotten, one of them below the base. */
+	pa_check(&c, !PageZeroed(page));
+	pa_check(&c, !PageZeroed(page + 2));
 	pa_check(&c, !zeroed_index_has_room(zone, 0));
 	spin_unlock_irq(&zone->lock);
 	/* The small index is freed here: not looked at again. */
@@ -435,45 +438,34 @@ static void pa_test_index_grows(struct kunit *test)
 	pa_test_end(test, &c, zone, page);
 }
 
-/* Move @zone's start by @pages, its end kept, as memory hotplug does. */
-static void pa_test_zone_start_move(struct zone *zone, long pages)
-{
-	zone_span_writelock(zone);
-	zone->zone_start_pfn += pages;
-	zone->spanned_pages -= pages;
-	zone_span_writeunlock(zone);
-}
-
 /*
- * Memory onlined below a zone, or offlined at its start, moves the start
- * (resize_zone_range(), shrink_zone_span()): the blocks recorded before
- * are still found. A block too far from where the index was made to be
- * recorded loses its mark.
+ * Entries are relative to where the zone started when its first index
+ * was made, which memory hotplug moves away from: blocks on either side
+ * of that base are found. A block out of the index's reach loses its
+ * mark.
  */
-static void pa_test_index_zone_moves(struct kunit *test)
+static void pa_test_index_base(struct kunit *test)
 {
 	const unsigned int order = HALF_ORDER - 1;
 	struct pa_checks c = { };
 	struct page *page, *half;
 	struct pa_index idx;
 	struct zone *zone;
-	long move;
 	int mt;
 
 	page = pa_test_start_private(test, &zone, &idx, 4);
 	half = page + (1 << HALF_ORDER);
 	mt = get_pageblock_migratetype(page);
-	/* By a page, into a hole or out of one: nobody else looks there meanwhile. */
-	move = zone->zone_start_pfn ? -1 : 1;
+	/* Made when the zone started at @half: @page's entry is negative. */
+	zone->zeroed_index->base_pfn = page_to_pfn(half);
 	/* Not buddies: each stays a block of @order. */
 	pa_test_put(half, order, true);
-	pa_test_zone_start_move(zone, move);
 	pa_test_put(page, order, true);
 	pa_check(&c, zeroed_index_take(zone, order, mt) == page);
 	pa_check(&c, zeroed_index_take(zone, order, mt) == half);
-	pa_test_zone_start_move(zone, -move);
-	/* 8 TB away: the merged block cannot be recorded. */
-	zone->zeroed_index->base_pfn = page_to_pfn(page) + (1UL << 31) + 1;
+	/* 2^31 blocks of the merged order away: out of reach. */
+	zone->zeroed_index->base_pfn = page_to_pfn(page) +
+				       (((1UL << 31) + 1) << HALF_ORDER);
 	pa_test_put(page + (1 << order), order, true);
 	pa_check(&c, pa_test_free_block(page, HALF_ORDER));
 	pa_check(&c, !PageZeroed(page));
@@ -1025,7 +1017,7 @@ static struct kunit_case hawkeye_page_alloc_cases[] = {
 	KUNIT_CASE(pa_test_steal),
 	KUNIT_CASE(pa_test_ring_full),
 	KUNIT_CASE(pa_test_index_grows),
-	KUNIT_CASE(pa_test_index_zone_moves),
+	KUNIT_CASE(pa_test_index_base),
 	KUNIT_CASE(pa_test_pcp),
 	KUNIT_CASE(pa_test_pcp_refills),
 	KUNIT_CASE(pa_test_pcp_recycles),
