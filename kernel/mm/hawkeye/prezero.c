@@ -168,13 +168,18 @@ static void zero_block(struct page *page, unsigned int order, bool nt)
 }
 
 /*
- * Not zeroed; and, unless @reported, not given back to the hypervisor by
- * free page reporting (zeroing it takes the memory back from the host).
- * A free page carries PG_reported (PG_uptodate) for no other reason.
+ * Not zeroed; unless @reported, not given back to the hypervisor by free
+ * page reporting (zeroing it takes the memory back from the host; a free
+ * page carries PG_reported, PG_uptodate, for no other reason); and within
+ * reach of the zone's index @zi, which would otherwise drop its mark.
  */
-static bool prezero_wanted(struct page *page, bool reported)
+static bool prezero_wanted(struct page *page, unsigned int order, bool reported,
+			   struct zeroed_index *zi)
 {
-	return !PageZeroed(page) && (reported || !PageReported(page));
+	int entry;
+
+	return !PageZeroed(page) && (reported || !PageReported(page)) &&
+	       (!zi || zeroed_index_entry(zi, page_to_pfn(page), order, &entry));
 }
 
 /*
@@ -186,20 +191,21 @@ static bool prezero_wanted(struct page *page, bool reported)
  * that the walk from the head starts next time where it stopped: the
  * blocks it passed go behind the rest, and the walks go round the list.
  */
-static struct page *prezero_find_block(struct list_head *list, bool reported)
+static struct page *prezero_find_block(struct list_head *list, unsigned int order,
+				       bool reported, struct zeroed_index *zi)
 {
 	struct page *page;
 	int seen = 0;
 
 	list_for_each_entry_reverse(page, list, buddy_list) {
-		if (prezero_wanted(page, reported))
+		if (prezero_wanted(page, order, reported, zi))
 			return page;
 		if (++seen == PREZERO_LOOKUP)
 			break;
 	}
 	seen = 0;
 	list_for_each_entry(page, list, buddy_list) {
-		if (prezero_wanted(page, reported))
+		if (prezero_wanted(page, order, reported, zi))
 			break;
 		if (++seen == PREZERO_LOOKUP) {
 			page = list_next_entry(page, buddy_list);
@@ -210,7 +216,7 @@ static struct page *prezero_find_block(struct list_head *list, bool reported)
 		return NULL;
 	if (!list_is_first(&page->buddy_list, list))
 		list_rotate_to_front(&page->buddy_list, list);
-	return prezero_wanted(page, reported) ? page : NULL;
+	return prezero_wanted(page, order, reported, zi) ? page : NULL;
 }
 
 /*
@@ -252,7 +258,6 @@ static struct page *prezero_isolate_block(struct zone *zone, unsigned int order,
 	struct list_head *list = &zone->free_area[order].free_list[MIGRATE_MOVABLE];
 	struct page *page = NULL;
 	bool was_reported;
-	int entry;
 
 	*full = false;
 	spin_lock_irq(&zone->lock);
@@ -261,11 +266,8 @@ static struct page *prezero_isolate_block(struct zone *zone, unsigned int order,
 			      zone_idx(zone), 0)) {
 		*full = !zeroed_index_has_room(zone, order);
 		if (!*full)
-			page = prezero_find_block(list, reported);
+			page = prezero_find_block(list, order, reported, zone->zeroed_index);
 	}
-	/* Out of the index's reach, it would lose its mark and come back. */
-	if (page && !zeroed_index_entry(zone->zeroed_index, page_to_pfn(page), order, &entry))
-		page = NULL;
 	/* Isolation clears the mark: count what the host gets to back again. */
 	was_reported = page && PageReported(page);
 	if (page && !__isolate_free_page(page, order))

@@ -116,6 +116,43 @@ static void prezero_test_zone_without_index(struct kunit *test)
 }
 
 /*
+ * A block out of the zone index's reach would lose its mark once zeroed,
+ * go back to the tail and be found again: the walk passes over it to the
+ * block behind it. All under the zone lock: nobody else sees the blocks.
+ */
+static void prezero_test_skips_out_of_reach(struct kunit *test)
+{
+	const unsigned int order = 2;
+	struct page *page = alloc_pages(GFP_HIGHUSER_MOVABLE, order + 2);
+	struct page *inside = page + (2 << order), *found;
+	struct zeroed_index zi = { };
+	struct list_head *list;
+	struct zone *zone;
+	bool taken;
+	int mt;
+
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	/* @page is 2^31 + 1 blocks below the base, @inside 2^31 - 1. */
+	zi.base_pfn = page_to_pfn(page) + (((1UL << 31) + 1) << order);
+	zone = page_zone(page);
+	mt = get_pageblock_migratetype(page);
+	list = &zone->free_area[order].free_list[mt];
+	/* Free, as the allocator hands them over: no reference, not buddies. */
+	set_page_count(page, 0);
+	spin_lock_irq(&zone->lock);
+	__putback_isolated_page(inside, order, mt);
+	__putback_isolated_page(page, order, mt);	/* last, at the tail */
+	found = prezero_find_block(list, order, false, &zi);
+	taken = __isolate_free_page(page, order) && __isolate_free_page(inside, order);
+	spin_unlock_irq(&zone->lock);
+	KUNIT_EXPECT_PTR_EQ(test, found, inside);
+	/* Below the watermark (not at boot): leave what may still be listed. */
+	KUNIT_ASSERT_TRUE(test, taken);
+	set_page_count(page, 1);
+	__free_pages(page, order + 2);
+}
+
+/*
  * A page in use never carries the mark; were one to (a stray bit), it
  * must not survive the free and make a written page "zeroed".
  */
@@ -197,7 +234,7 @@ static void prezero_test_find_behind_zeroed(struct kunit *test)
 	int walks;
 
 	for (walks = 0; walks < nr && !found; walks++)
-		found = prezero_find_block(&ft->list, false);
+		found = prezero_find_block(&ft->list, 0, false, NULL);
 	KUNIT_EXPECT_PTR_EQ(test, found, ft->pages[want]);
 	KUNIT_EXPECT_TRUE(test, find_test_first(ft, want));
 }
@@ -208,7 +245,7 @@ static void prezero_test_find_near_head(struct kunit *test)
 	const int nr = 4 * PREZERO_LOOKUP + 1, want = 5;
 	struct find_test *ft = find_test_make(test, nr, want);
 
-	KUNIT_EXPECT_PTR_EQ(test, prezero_find_block(&ft->list, false), ft->pages[want]);
+	KUNIT_EXPECT_PTR_EQ(test, prezero_find_block(&ft->list, 0, false, NULL), ft->pages[want]);
 	KUNIT_EXPECT_TRUE(test, find_test_first(ft, want));
 	KUNIT_EXPECT_TRUE(test, find_test_last(ft, want - 1));
 }
@@ -218,11 +255,11 @@ static void prezero_test_find_nothing(struct kunit *test)
 {
 	struct find_test *ft = find_test_make(test, 0, -1);
 
-	KUNIT_EXPECT_NULL(test, prezero_find_block(&ft->list, false));
+	KUNIT_EXPECT_NULL(test, prezero_find_block(&ft->list, 0, false, NULL));
 	KUNIT_EXPECT_TRUE(test, list_empty(&ft->list));
 
 	ft = find_test_make(test, PREZERO_LOOKUP, -1);
-	KUNIT_EXPECT_NULL(test, prezero_find_block(&ft->list, false));
+	KUNIT_EXPECT_NULL(test, prezero_find_block(&ft->list, 0, false, NULL));
 	KUNIT_EXPECT_TRUE(test, find_test_first(ft, 0));
 	KUNIT_EXPECT_TRUE(test, find_test_last(ft, PREZERO_LOOKUP - 1));
 }
@@ -236,8 +273,8 @@ static void prezero_test_find_reported(struct kunit *test)
 	struct find_test *ft = find_test_make(test, 3, 1);
 
 	__SetPageReported(ft->pages[1]);
-	KUNIT_EXPECT_NULL(test, prezero_find_block(&ft->list, false));
-	KUNIT_EXPECT_PTR_EQ(test, prezero_find_block(&ft->list, true), ft->pages[1]);
+	KUNIT_EXPECT_NULL(test, prezero_find_block(&ft->list, 0, false, NULL));
+	KUNIT_EXPECT_PTR_EQ(test, prezero_find_block(&ft->list, 0, true, NULL), ft->pages[1]);
 }
 
 static struct kunit_case hawkeye_prezero_cases[] = {
@@ -251,6 +288,7 @@ static struct kunit_case hawkeye_prezero_cases[] = {
 	KUNIT_CASE(prezero_test_find_near_head),
 	KUNIT_CASE(prezero_test_find_nothing),
 	KUNIT_CASE(prezero_test_find_reported),
+	KUNIT_CASE(prezero_test_skips_out_of_reach),
 	{}
 };
 
