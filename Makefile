@@ -1,5 +1,5 @@
 # hawkeye: the two commands are `make demo` and `make test`; see README.md.
-.PHONY: demo demo-kvm demo-tlb test test-host test-deb test-tlbmodel soak kernel deb kernel-tree kernel-export checkpatch clean help
+.PHONY: demo demo-kvm demo-tlb test test-host test-deb test-tlbmodel soak kernel deb kernel-tree kernel-export check-series checkpatch clean help
 
 demo:
 	scripts/setup-host
@@ -55,11 +55,14 @@ kernel-tree:
 kernel-export:
 	scripts/kernel-export
 
+check-series:
+	scripts/check-series
+
 checkpatch:
 	scripts/checkpatch
 
 clean:
-	rm -rf build/obj-debug build/obj-release build/tests build/bench
+	rm -rf build/obj-debug build/obj-release build/series build/tests build/bench
 
 help:
 	@sed -n 's/^\([a-z-]*\):.*/\1/p' Makefile

@@ -31,7 +31,7 @@ kernel_inputs_hash() {
 		LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16)
 }
 
-# The files under kernel/ that are copied into the tree as new files.
+# The copies, under kernel/, of the files the series adds (for reading).
 kernel_new_files() {
 	(cd "$REPO/kernel" && find . -type f ! -path './patches/*' \
 		! -path './configs/*' ! -name base.env | sed 's|^\./||' | LC_ALL=C sort)

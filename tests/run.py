@@ -66,7 +66,7 @@ BOOT_TIMEOUT_S = 1200
 # release boot also has a virtio-balloon with free page reporting, and runs
 # the tests of pre-zeroing beside it (prezero after reporting: reporting
 # reorders the free lists while pre-zeroing is off between the two, and
-# faults then missed the pool until kernel patch 0023). It runs the cgroup
+# the faults would miss a pool that reporting had emptied). It runs the cgroup
 # v1 test first: the memory controller moves to a v1 hierarchy only while
 # no v2 cgroup, dying ones included, uses it, and the debug boot's
 # container tests leave dying memory cgroups behind.

@@ -63,7 +63,8 @@ def test_edit_export_and_rebuild_tree(repo):
     patches = sorted(os.listdir(repo / "kernel" / "patches"))
     assert patches == ["0001-mm-fault-returns-1.patch"]
     text = (repo / "kernel" / "patches" / patches[0]).read_text()
-    assert "mm/memory.c" in text and "hawkeye/core.c" not in text
+    # The patch carries the new file; kernel/ keeps a copy to read.
+    assert "mm/memory.c" in text and "new file mode" in text and "hawkeye/core.c" in text
     assert (repo / "kernel" / "mm" / "hawkeye" / "core.c").read_text() == "/* new */\n"
 
     # From kernel/ alone, a fresh tree has the same content.
@@ -74,14 +75,43 @@ def test_edit_export_and_rebuild_tree(repo):
     assert "up to date" in sh(repo, "scripts/kernel-tree").stderr
 
 
+def test_copies_must_match_the_series(repo):
+    """The tree is the series applied, nothing copied in: a copy under
+    kernel/ edited by hand, or one the series does not make, is an error,
+    and kernel-export writes the copies again from the series."""
+    tree = repo / "build" / "linux"
+    sh(repo, "scripts/kernel-tree")
+    (tree / "mm" / "hawkeye").mkdir()
+    (tree / "mm" / "hawkeye" / "core.c").write_text("/* new */\n")
+    commit(tree, "mm: hawkeye: core")
+    sh(repo, "scripts/kernel-export")
+
+    copy = repo / "kernel" / "mm" / "hawkeye" / "core.c"
+    copy.write_text("/* edited */\n")
+    r = sh(repo, "scripts/kernel-tree", check=False)
+    assert r.returncode != 0 and "kernel/mm/hawkeye/core.c differs" in r.stderr
+    assert (tree / "mm" / "hawkeye" / "core.c").read_text() == "/* new */\n"
+    sh(repo, "scripts/kernel-export")
+    assert copy.read_text() == "/* new */\n"
+
+    stray = repo / "kernel" / "mm" / "stray.c"
+    stray.write_text("/* stray */\n")
+    r = sh(repo, "scripts/kernel-tree", check=False)
+    assert r.returncode != 0 and "mm/stray.c" in r.stderr
+    assert not (tree / "mm" / "stray.c").exists()
+
+
 def test_stale_tree_is_remade_and_unexported_work_kept(repo):
     tree = repo / "build" / "linux"
     sh(repo, "scripts/kernel-tree")
-    # kernel/ gains a new file (as after a git pull): the clean tree follows.
-    (repo / "kernel" / "mm").mkdir()
-    (repo / "kernel" / "mm" / "extra.c").write_text("/* extra */\n")
+    (tree / "mm" / "memory.c").write_text("patched\n")
+    commit(tree, "mm: patched")
+    sh(repo, "scripts/kernel-export")
+    # kernel/ loses the patch (as after a git pull): the clean tree follows.
+    for p in (repo / "kernel" / "patches").iterdir():
+        p.unlink()
     sh(repo, "scripts/kernel-tree")
-    assert (tree / "mm" / "extra.c").exists()
+    assert "return 0" in (tree / "mm" / "memory.c").read_text()
 
     # Unexported commits are never dropped without --force.
     (tree / "mm" / "memory.c").write_text("changed\n")
@@ -91,3 +121,77 @@ def test_stale_tree_is_remade_and_unexported_work_kept(repo):
     assert (tree / "mm" / "memory.c").read_text() == "changed\n"
     sh(repo, "scripts/kernel-tree", "--force")
     assert "return 0" in (tree / "mm" / "memory.c").read_text()
+
+
+def fake_kbuild(tree):
+    """Just enough of Kbuild for check-series: the configs, an image that
+    fails to build while mm/memory.c says "broken", and a checkpatch that
+    reports an ERROR for a patch that adds a line "/* STYLE"."""
+    (tree / "scripts" / "kconfig").mkdir(parents=True)
+    (tree / "Makefile").write_text(
+        "tinyconfig:\n\techo '# tiny' >$(O)/.config\n"
+        "olddefconfig:\n\ttrue\n"
+        "bzImage:\n\t! grep -q broken mm/memory.c || { echo 'mm/memory.c:1: error: broken'; false; }\n"
+        "\techo built >>$(O)/built\n")
+    merge = tree / "scripts" / "kconfig" / "merge_config.sh"
+    # merge_config.sh -m -O DIR BASE FRAGMENT...
+    merge.write_text('#!/bin/sh\nbase=$4; shift 4\ncat "$@" >>"$base"\n')
+    cp = tree / "scripts" / "checkpatch.pl"
+    cp.write_text('#!/bin/sh\nfor a; do f=$a; done\n'
+                  '! grep -q "^+/[*] STYLE" "$f" || echo "ERROR:TEST: no"\n')
+    for f in (merge, cp):
+        f.chmod(0o755)
+
+
+def test_check_series_names_the_patch_that_breaks(repo):
+    shutil.copy(os.path.join(SCRIPTS, "check-series"), repo / "scripts")
+    (repo / "scripts" / "setup-host").write_text("#!/bin/sh\n")
+    (repo / "scripts" / "setup-host").chmod(0o755)
+    for f in ("common", "release"):
+        (repo / "kernel" / "configs" / f"{f}.config").write_text("CONFIG_HAWKEYE=y\n")
+    tree = repo / "build" / "linux"
+    sh(repo, "scripts/kernel-tree")
+    fake_kbuild(tree)
+    commit(tree, "kbuild")
+    steps = [("mm: one", "int fault(void) { return 1; }\n"),
+             ("mm: broken", "broken\n"),
+             ("mm: mended", "int fault(void) { return 2; }\n")]
+    for msg, text in steps:
+        (tree / "mm" / "memory.c").write_text(text)
+        commit(tree, msg)
+    (tree / "Documentation").mkdir()
+    (tree / "Documentation" / "hawkeye.rst").write_text("HawkEye\n")
+    commit(tree, "Documentation: HawkEye")
+    sh(repo, "scripts/kernel-export")
+
+    r = sh(repo, "scripts/check-series", check=False)
+    assert r.returncode == 1, r.stdout + r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("ok    0001-kbuild")
+    fail = [line for line in lines if line.startswith("FAIL")]
+    assert fail == ["FAIL  0003-mm-broken: the build with HawkEye on breaks "
+                    "(build/series/3-on.log):"], r.stdout
+    assert "error: broken" in r.stdout
+
+    # Folding the fix into the broken patch: every prefix builds, and what
+    # was checked before is not built again.
+    sh(tree, "git", "reset", "-q", "--hard", "HEAD~3")
+    (tree / "mm" / "memory.c").write_text("int fault(void) { return 2; }\n")
+    commit(tree, "mm: two")
+    sh(tree, "git", "cherry-pick", "ORIG_HEAD")
+    sh(repo, "scripts/kernel-export")
+    r = sh(repo, "scripts/check-series", check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "0001-kbuild (checked before)" in r.stdout
+    assert "0002-mm-one (checked before)" in r.stdout
+    assert "ok    0003-mm-two (checkpatch: 0 errors" in r.stdout
+    assert "every prefix of the 4 patches builds" in r.stderr
+    built = repo / "build" / "series" / "obj-on" / "built"
+    assert len(built.read_text().split()) == 3  # 0001, 0002, 0003; not the docs
+
+    # checkpatch's ERRORs fail the patch that has them.
+    (tree / "mm" / "memory.c").write_text("/* STYLE */\n")
+    commit(tree, "mm: style")
+    sh(repo, "scripts/kernel-export")
+    r = sh(repo, "scripts/check-series", check=False)
+    assert r.returncode == 1 and "FAIL  0005-mm-style: checkpatch --strict" in r.stdout
