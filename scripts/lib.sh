@@ -41,6 +41,8 @@ kernel_new_files() {
 #   missing     no tree yet
 #   dirty       uncommitted edits or untracked files in the tree
 #   unexported  commits in the tree that kernel-export has not carried back
+#   copies      the tree is the series, but the copies of its new files
+#               under kernel/ are not what it makes (kernel-export rewrites them)
 #   stale       kernel/ changed since the tree was made (e.g. after git pull)
 #   clean       the tree is kernel/, applied
 tree_state() {
@@ -51,6 +53,8 @@ tree_state() {
 		echo dirty
 	elif [ "$($git rev-parse HEAD)" != "$(cat "$KTREE/.git/hawkeye-exported-head" 2>/dev/null)" ]; then
 		echo unexported
+	elif [ "$(cat "$KTREE/.git/hawkeye-inputs" 2>/dev/null)" = copies ]; then
+		echo copies
 	elif [ "$(kernel_inputs_hash)" != "$(cat "$KTREE/.git/hawkeye-inputs" 2>/dev/null)" ]; then
 		echo stale
 	else

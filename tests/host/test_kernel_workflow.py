@@ -88,17 +88,38 @@ def test_copies_must_match_the_series(repo):
 
     copy = repo / "kernel" / "mm" / "hawkeye" / "core.c"
     copy.write_text("/* edited */\n")
-    r = sh(repo, "scripts/kernel-tree", check=False)
-    assert r.returncode != 0 and "kernel/mm/hawkeye/core.c differs" in r.stderr
-    assert (tree / "mm" / "hawkeye" / "core.c").read_text() == "/* new */\n"
+    for _ in range(2):  # ... and again until the copies are right
+        r = sh(repo, "scripts/kernel-tree", check=False)
+        assert r.returncode != 0 and "not what kernel/patches make: mm/hawkeye/core.c" in r.stderr
+        assert (tree / "mm" / "hawkeye" / "core.c").read_text() == "/* new */\n"
     sh(repo, "scripts/kernel-export")
     assert copy.read_text() == "/* new */\n"
+    assert "up to date" in sh(repo, "scripts/kernel-tree").stderr
 
     stray = repo / "kernel" / "mm" / "stray.c"
     stray.write_text("/* stray */\n")
     r = sh(repo, "scripts/kernel-tree", check=False)
     assert r.returncode != 0 and "mm/stray.c" in r.stderr
     assert not (tree / "mm" / "stray.c").exists()
+
+
+def test_check_series_config_options_must_survive(repo):
+    """An option the configs ask for that Kconfig drops fails the build:
+    the series is not checked with less than was asked for."""
+    shutil.copy(os.path.join(SCRIPTS, "check-series"), repo / "scripts")
+    (repo / "scripts" / "setup-host").write_text("#!/bin/sh\n")
+    (repo / "scripts" / "setup-host").chmod(0o755)
+    (repo / "kernel" / "configs" / "common.config").write_text("CONFIG_DROPPED=y\n")
+    (repo / "kernel" / "configs" / "release.config").write_text("")
+    tree = repo / "build" / "linux"
+    sh(repo, "scripts/kernel-tree")
+    fake_kbuild(tree)
+    commit(tree, "kbuild")
+    sh(repo, "scripts/kernel-export")
+    r = sh(repo, "scripts/check-series", check=False)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "FAIL  0001-kbuild: the build with HawkEye on breaks" in r.stdout
+    assert "config options not set as asked: CONFIG_DROPPED=y" in r.stdout
 
 
 def test_stale_tree_is_remade_and_unexported_work_kept(repo):
@@ -125,20 +146,26 @@ def test_stale_tree_is_remade_and_unexported_work_kept(repo):
 
 def fake_kbuild(tree):
     """Just enough of Kbuild for check-series: the configs, an image that
-    fails to build while mm/memory.c says "broken", and a checkpatch that
-    reports an ERROR for a patch that adds a line "/* STYLE"."""
+    fails to build while mm/memory.c says "broken", an olddefconfig that
+    drops options named DROPPED, and a checkpatch that reports an ERROR for
+    a patch that adds a line "/* STYLE" and breaks on one that adds
+    "/* BROKEN"."""
     (tree / "scripts" / "kconfig").mkdir(parents=True)
     (tree / "Makefile").write_text(
         "tinyconfig:\n\techo '# tiny' >$(O)/.config\n"
-        "olddefconfig:\n\ttrue\n"
+        "olddefconfig:\n\tsed -i /DROPPED/d $(O)/.config\n"
         "bzImage:\n\t! grep -q broken mm/memory.c || { echo 'mm/memory.c:1: error: broken'; false; }\n"
+        "\t! grep -q needs-part mm/memory.c || ! grep -q PART=n $(O)/.config"
+        " || { echo 'mm/memory.c:1: error: no part'; false; }\n"
         "\techo built >>$(O)/built\n")
     merge = tree / "scripts" / "kconfig" / "merge_config.sh"
     # merge_config.sh -m -O DIR BASE FRAGMENT...
     merge.write_text('#!/bin/sh\nbase=$4; shift 4\ncat "$@" >>"$base"\n')
     cp = tree / "scripts" / "checkpatch.pl"
     cp.write_text('#!/bin/sh\nfor a; do f=$a; done\n'
-                  '! grep -q "^+/[*] STYLE" "$f" || echo "ERROR:TEST: no"\n')
+                  'grep -q "^+/[*] BROKEN" "$f" && { echo "oops"; exit 2; }\n'
+                  'if grep -q "^+/[*] STYLE" "$f"; then echo "ERROR:TEST: no"; e=1; fi\n'
+                  'echo "total: ${e:-0} errors, 1 warnings, 0 checks, 1 lines checked"\n')
     for f in (merge, cp):
         f.chmod(0o755)
 
@@ -178,13 +205,13 @@ def test_check_series_names_the_patch_that_breaks(repo):
     sh(tree, "git", "reset", "-q", "--hard", "HEAD~3")
     (tree / "mm" / "memory.c").write_text("int fault(void) { return 2; }\n")
     commit(tree, "mm: two")
-    sh(tree, "git", "cherry-pick", "ORIG_HEAD")
+    sh(tree, "git", "-c", "user.name=t", "-c", "user.email=t@t", "cherry-pick", "ORIG_HEAD")
     sh(repo, "scripts/kernel-export")
     r = sh(repo, "scripts/check-series", check=False)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "0001-kbuild (checked before)" in r.stdout
     assert "0002-mm-one (checked before)" in r.stdout
-    assert "ok    0003-mm-two (checkpatch: 0 errors" in r.stdout
+    assert "ok    0003-mm-two (checkpatch: 0 errors, 1 warnings and checks)" in r.stdout
     assert "every prefix of the 4 patches builds" in r.stderr
     built = repo / "build" / "series" / "obj-on" / "built"
     assert len(built.read_text().split()) == 3  # 0001, 0002, 0003; not the docs
@@ -195,3 +222,34 @@ def test_check_series_names_the_patch_that_breaks(repo):
     sh(repo, "scripts/kernel-export")
     r = sh(repo, "scripts/check-series", check=False)
     assert r.returncode == 1 and "FAIL  0005-mm-style: checkpatch --strict" in r.stdout
+    assert "ERROR:TEST: no" in r.stdout
+
+    # A checkpatch that does not run through fails the patch too.
+    sh(tree, "git", "reset", "-q", "--hard", "HEAD~1")
+    (tree / "mm" / "memory.c").write_text("/* BROKEN */\n")
+    commit(tree, "mm: odd")
+    sh(repo, "scripts/kernel-export")
+    r = sh(repo, "scripts/check-series", check=False)
+    assert r.returncode == 1 and "FAIL  0005-mm-odd: checkpatch --strict:" in r.stdout
+    assert "checkpatch did not run" in r.stdout and "oops" in r.stdout
+
+    # Each component option of mm/hawkeye/Kconfig off, once, on the whole
+    # series: a series that needs the option on fails there.
+    sh(tree, "git", "reset", "-q", "--hard", "HEAD~1")
+    (tree / "mm" / "hawkeye").mkdir()
+    (tree / "mm" / "hawkeye" / "Kconfig").write_text(
+        "config HAWKEYE_PART\n\tbool\n\nconfig HAWKEYE_KUNIT_TEST\n\tbool\n")
+    (tree / "mm" / "memory.c").write_text("needs-part\n")
+    commit(tree, "mm: hawkeye: part")
+    sh(repo, "scripts/kernel-export")
+    r = sh(repo, "scripts/check-series", check=False)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "ok    0005-mm-hawkeye-part" in r.stdout
+    assert "FAIL  the series without CONFIG_HAWKEYE_PART does not build" in r.stdout
+    assert "KUNIT" not in r.stdout
+    (tree / "mm" / "memory.c").write_text("int fault(void) { return 3; }\n")
+    commit(tree, "mm: part optional")
+    sh(repo, "scripts/kernel-export")
+    r = sh(repo, "scripts/check-series", check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "ok    the series without CONFIG_HAWKEYE_PART: built" in r.stdout

@@ -195,25 +195,6 @@ void hawkeye_promote_enter(struct mm_struct *mm);
 void hawkeye_promote_exit(struct mm_struct *mm);
 void hawkeye_proc_show(struct seq_file *m, struct mm_struct *mm);
 
-DECLARE_STATIC_KEY_FALSE(hawkeye_base_fault_key);
-
-/*
- * Does the promotion policy take anonymous faults (ingens, freebsd)? They
- * then map base pages only: no THP, no mTHP, no huge zero page.
- */
-static inline bool hawkeye_base_faults(void)
-{
-	return static_branch_unlikely(&hawkeye_base_fault_key);
-}
-
-/*
- * An anonymous base page fault, handed to the promotion policy: ingens
- * registers the process for promotion (as a huge page fault would have),
- * freebsd also maps the page from a 2 MB reservation. VM_FAULT_FALLBACK:
- * map a base page as usual.
- */
-vm_fault_t hawkeye_base_fault(struct vm_fault *vmf);
-
 #else /* !CONFIG_HAWKEYE */
 
 static inline bool hawkeye_prezero_enabled(void)
@@ -266,6 +247,29 @@ static inline void hawkeye_promote_exit(struct mm_struct *mm)
 {
 }
 
+#endif /* CONFIG_HAWKEYE */
+
+#ifdef CONFIG_HAWKEYE_BASELINES
+DECLARE_STATIC_KEY_FALSE(hawkeye_base_fault_key);
+
+/*
+ * Does the promotion policy take anonymous faults (ingens, freebsd)? They
+ * then map base pages only: no THP, no mTHP, no huge zero page.
+ */
+static inline bool hawkeye_base_faults(void)
+{
+	return static_branch_unlikely(&hawkeye_base_fault_key);
+}
+
+/*
+ * An anonymous base page fault, handed to the promotion policy: ingens
+ * registers the process for promotion (as a huge page fault would have),
+ * freebsd also maps the page from a 2 MB reservation. VM_FAULT_FALLBACK:
+ * map a base page as usual.
+ */
+vm_fault_t hawkeye_base_fault(struct vm_fault *vmf);
+#else /* !CONFIG_HAWKEYE_BASELINES */
+
 static inline bool hawkeye_base_faults(void)
 {
 	return false;
@@ -276,5 +280,5 @@ static inline vm_fault_t hawkeye_base_fault(struct vm_fault *vmf)
 	return VM_FAULT_FALLBACK;
 }
 
-#endif /* CONFIG_HAWKEYE */
+#endif /* CONFIG_HAWKEYE_BASELINES */
 #endif /* _LINUX_HAWKEYE_H */

@@ -14,6 +14,7 @@
  *   access_map.c  the hawkeye-g and hawkeye-pmu policies
  *   ingens.c      the ingens policy, and the sampling freebsd shares
  *   freebsd.c     the freebsd policy: 2 MB reservations
+ *                 (both with CONFIG_HAWKEYE_BASELINES)
  *   sysfs.c       /sys/kernel/mm/hawkeye/: the knob table
  *   proc.c        /proc/<pid>/hawkeye, from each mechanism's part
  */
@@ -268,17 +269,6 @@ extern struct hawkeye_promote_params hawkeye_promote;
 
 int hawkeye_promote_set_ms(unsigned int *knob, unsigned int ms);
 
-/* Ingens knobs, in percent; the thread reads them with READ_ONCE(). */
-struct hawkeye_ingens_params {
-	unsigned int util_threshold;	/* promote at this utilisation ... */
-	unsigned int fmfi_threshold;	/* ... or any while FMFI is below this */
-	unsigned int idle_penalty;	/* idle huge pages' tax rate */
-};
-
-extern struct hawkeye_ingens_params hawkeye_ingens;
-
-unsigned int hawkeye_fmfi(void);
-
 /* Promotion policies: /sys/kernel/mm/hawkeye/promote/policy. */
 enum hawkeye_policy {
 	HAWKEYE_POLICY_LINUX,		/* khugepaged as upstream */
@@ -308,6 +298,7 @@ struct hawkeye_access_map {
 	unsigned long measured_at;	/* jiffies */
 };
 
+#ifdef CONFIG_HAWKEYE_BASELINES
 /*
  * A process's state under ingens and freebsd (ingens.c). Only the thread
  * writes it; readers use READ_ONCE().
@@ -319,6 +310,7 @@ struct hawkeye_base_mm {
 	bool armed;			/* sample window open */
 	bool exhausted;			/* nothing left to promote this round */
 };
+#endif
 
 /*
  * A process registered for promotion (registry.c), with the state of the
@@ -342,7 +334,9 @@ struct hawkeye_mm {
 	unsigned long promotions;
 	unsigned long promote_failed;
 	struct hawkeye_access_map map;	/* hawkeye-g, hawkeye-pmu */
+#ifdef CONFIG_HAWKEYE_BASELINES
 	struct hawkeye_base_mm base;	/* ingens, freebsd */
+#endif
 };
 
 /* Where round-robin goes on: the bucket and the process served last. */
@@ -404,8 +398,6 @@ struct hawkeye_policy_ops {
 
 extern const struct hawkeye_policy_ops hawkeye_g_ops;
 extern const struct hawkeye_policy_ops hawkeye_pmu_ops;
-extern const struct hawkeye_policy_ops hawkeye_ingens_ops;
-extern const struct hawkeye_policy_ops hawkeye_freebsd_ops;
 
 /* registry.c */
 struct hawkeye_mm *hawkeye_mm_find(struct mm_struct *mm);
@@ -431,6 +423,21 @@ int hawkeye_promote_measured(struct mm_struct *mm);
 
 /* access_map.c */
 void hawkeye_access_map_show(struct seq_file *m, struct hawkeye_mm *hm);
+
+#ifdef CONFIG_HAWKEYE_BASELINES
+/* Ingens knobs, in percent; the thread reads them with READ_ONCE(). */
+struct hawkeye_ingens_params {
+	unsigned int util_threshold;	/* promote at this utilisation ... */
+	unsigned int fmfi_threshold;	/* ... or any while FMFI is below this */
+	unsigned int idle_penalty;	/* idle huge pages' tax rate */
+};
+
+extern struct hawkeye_ingens_params hawkeye_ingens;
+
+unsigned int hawkeye_fmfi(void);
+
+extern const struct hawkeye_policy_ops hawkeye_ingens_ops;
+extern const struct hawkeye_policy_ops hawkeye_freebsd_ops;
 
 /* ingens.c: the sampling and promotion rounds of ingens and freebsd */
 void hawkeye_base_start(void);
@@ -461,5 +468,10 @@ void hawkeye_base_round(const struct hawkeye_base_rules *rules,
 			struct hawkeye_mm **hms, unsigned int nr,
 			unsigned int batch, unsigned int fmfi);
 vm_fault_t hawkeye_base_register(struct vm_fault *vmf);
+#else /* !CONFIG_HAWKEYE_BASELINES */
+static inline void hawkeye_base_show(struct seq_file *m, struct hawkeye_mm *hm)
+{
+}
+#endif /* CONFIG_HAWKEYE_BASELINES */
 
 #endif /* _MM_HAWKEYE_HAWKEYE_H */

@@ -18,6 +18,7 @@
 #define pr_fmt(fmt) "hawkeye: " fmt
 
 #include <linux/mm.h>
+#include <linux/compaction.h>
 #include <linux/hawkeye.h>
 #include <linux/huge_mm.h>
 #include <linux/khugepaged.h>
@@ -37,6 +38,23 @@
 /* ingens or freebsd: anonymous faults map base pages only. */
 DEFINE_STATIC_KEY_FALSE(hawkeye_base_fault_key);
 
+/**
+ * hawkeye_base_fault - hand an anonymous base page fault to the policy
+ * @vmf: the fault
+ *
+ * Called by do_anonymous_page() while the policy handles base page faults
+ * (hawkeye_base_faults()).
+ *
+ * Return: the fault's result, or VM_FAULT_FALLBACK: map a base page as
+ * usual.
+ */
+vm_fault_t hawkeye_base_fault(struct vm_fault *vmf)
+{
+	const struct hawkeye_policy_ops *ops = hawkeye_promote_policy();
+
+	return ops->fault ? ops->fault(vmf) : VM_FAULT_FALLBACK;
+}
+
 struct hawkeye_ingens_params hawkeye_ingens = {
 	.util_threshold = 90,		/* Ingens-90% */
 	.fmfi_threshold = 50,		/* aggressive below an FMFI of 0.5 */
@@ -46,49 +64,50 @@ struct hawkeye_ingens_params hawkeye_ingens = {
 /* The per-process state ingens keeps. */
 static const struct hawkeye_policy_state ingens_state = { "ingens" };
 
+/* The free memory fragmentation index of several zones, summed up. */
+struct base_fmfi {
+	u64 free;			/* free pages */
+	u64 unusable;			/* ... x percent unusable, summed */
+};
+
 /*
- * Gorman's unusable free space index for @order: the share of free memory
- * that lies in free blocks smaller than 2^@order pages, in percent (0: all
- * of it can serve such an allocation, 100: none). @nr_free[o] is the
- * number of free blocks of order o. No free memory at all counts as 100.
+ * Add a zone with @free free pages, @extfrag percent of which lie in blocks
+ * too small for the order (extfrag_for_order(), Gorman's unusable free
+ * space index).
  */
-static unsigned int base_fmfi(const unsigned long *nr_free,
-			      unsigned int nr_orders, unsigned int order)
+static void base_fmfi_add(struct base_fmfi *f, unsigned long free,
+			  unsigned int extfrag)
 {
-	u64 total = 0, usable = 0;
-	unsigned int o;
+	f->free += free;
+	f->unusable += (u64)free * extfrag;
+}
 
-	for (o = 0; o < nr_orders; o++) {
-		u64 pages = (u64)nr_free[o] << o;
-
-		total += pages;
-		if (o >= order)
-			usable += pages;
-	}
-	if (!total)
-		return 100;
-	return div64_u64((total - usable) * 100, total);
+/*
+ * The share of the zones' free memory, in percent, that cannot serve the
+ * order. No free memory at all counts as 100 (extfrag_for_order() counts
+ * an empty zone as 0, which weighs nothing here).
+ */
+static unsigned int base_fmfi_value(const struct base_fmfi *f)
+{
+	return f->free ? div64_u64(f->unusable, f->free) : 100;
 }
 
 /**
  * hawkeye_fmfi() - the free memory fragmentation index for huge pages
  *
  * Return: the share of all free memory, in percent, that cannot serve an
- * order-9 allocation.
+ * order-9 allocation: each zone's extfrag_for_order(), weighted by its
+ * free memory. No zone->lock: an estimate, as /proc/buddyinfo's.
  */
 unsigned int hawkeye_fmfi(void)
 {
-	unsigned long nr_free[NR_PAGE_ORDERS] = {};
+	struct base_fmfi f = {};
 	struct zone *zone;
-	unsigned int o;
 
-	for_each_populated_zone(zone) {
-		for (o = 0; o < NR_PAGE_ORDERS; o++) {
-			/* No zone->lock: an estimate, as /proc/buddyinfo's. */
-			nr_free[o] += data_race(zone->free_area[o].nr_free);
-		}
-	}
-	return base_fmfi(nr_free, NR_PAGE_ORDERS, HPAGE_PMD_ORDER);
+	for_each_populated_zone(zone)
+		base_fmfi_add(&f, zone_page_state(zone, NR_FREE_PAGES),
+			      extfrag_for_order(zone, HPAGE_PMD_ORDER));
+	return base_fmfi_value(&f);
 }
 
 /*

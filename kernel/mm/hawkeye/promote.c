@@ -59,8 +59,10 @@ static const struct hawkeye_policy_ops *const policies[HAWKEYE_NR_POLICIES] = {
 	[HAWKEYE_POLICY_LINUX] = &linux_ops,
 	[HAWKEYE_POLICY_G] = &hawkeye_g_ops,
 	[HAWKEYE_POLICY_PMU] = &hawkeye_pmu_ops,
+#ifdef CONFIG_HAWKEYE_BASELINES
 	[HAWKEYE_POLICY_INGENS] = &hawkeye_ingens_ops,
 	[HAWKEYE_POLICY_FREEBSD] = &hawkeye_freebsd_ops,
+#endif
 };
 
 static DEFINE_MUTEX(promote_mutex);	/* policy, thread, paired knobs */
@@ -295,7 +297,7 @@ int hawkeye_promote_set_policy(enum hawkeye_policy policy)
 	const struct hawkeye_policy_ops *new;
 	int ret = 0;
 
-	if (policy >= HAWKEYE_NR_POLICIES)
+	if (policy >= HAWKEYE_NR_POLICIES || !policies[policy])
 		return -EINVAL;
 	new = policies[policy];
 	mutex_lock(&promote_mutex);
@@ -327,7 +329,7 @@ int hawkeye_promote_parse_policy(const char *buf)
 	int i;
 
 	for (i = 0; i < HAWKEYE_NR_POLICIES; i++)
-		if (sysfs_streq(buf, policies[i]->name))
+		if (policies[i] && sysfs_streq(buf, policies[i]->name))
 			return i;
 	return -EINVAL;
 }
@@ -344,8 +346,9 @@ ssize_t hawkeye_promote_show_policy(char *buf)
 	int i, len = 0;
 
 	for (i = 0; i < HAWKEYE_NR_POLICIES; i++)
-		len += sysfs_emit_at(buf, len, policies[i] == cur ? "%s[%s]" : "%s%s",
-				     i ? " " : "", policies[i]->name);
+		if (policies[i])
+			len += sysfs_emit_at(buf, len, policies[i] == cur ? "%s[%s]" : "%s%s",
+					     i ? " " : "", policies[i]->name);
 	return len + sysfs_emit_at(buf, len, "\n");
 }
 
@@ -425,23 +428,6 @@ int hawkeye_promote_measured(struct mm_struct *mm)
 		measured = ops->measured(hm);
 	hawkeye_mm_put(hm);
 	return measured;
-}
-
-/**
- * hawkeye_base_fault - hand an anonymous base page fault to the policy
- * @vmf: the fault
- *
- * Called by do_anonymous_page() while the policy handles base page faults
- * (hawkeye_base_faults()).
- *
- * Return: the fault's result, or VM_FAULT_FALLBACK: map a base page as
- * usual.
- */
-vm_fault_t hawkeye_base_fault(struct vm_fault *vmf)
-{
-	const struct hawkeye_policy_ops *ops = hawkeye_promote_policy();
-
-	return ops->fault ? ops->fault(vmf) : VM_FAULT_FALLBACK;
 }
 
 static int __init hawkeye_promote_boot(const char *s)

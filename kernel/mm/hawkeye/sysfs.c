@@ -138,12 +138,6 @@ static struct hawkeye_knob promote_knobs[] = {
 	     .set = promote_set_fresh_ms),
 };
 
-static struct hawkeye_knob ingens_knobs[] = {
-	KNOB(util_threshold, &hawkeye_ingens.util_threshold, 1, 100),
-	KNOB(fmfi_threshold, &hawkeye_ingens.fmfi_threshold, 0, 101),
-	KNOB(idle_penalty, &hawkeye_ingens.idle_penalty, 0, 99),
-};
-
 /* The files that are not numeric knobs. */
 
 static ssize_t current_threshold_show(struct kobject *kobj,
@@ -194,6 +188,13 @@ static ssize_t measured_overhead_store(struct kobject *kobj,
 static struct kobj_attribute measured_overhead_attr =
 	__ATTR(measured_overhead, 0200, NULL, measured_overhead_store);
 
+#ifdef CONFIG_HAWKEYE_BASELINES
+static struct hawkeye_knob ingens_knobs[] = {
+	KNOB(util_threshold, &hawkeye_ingens.util_threshold, 1, 100),
+	KNOB(fmfi_threshold, &hawkeye_ingens.fmfi_threshold, 0, 101),
+	KNOB(idle_penalty, &hawkeye_ingens.idle_penalty, 0, 99),
+};
+
 static ssize_t fmfi_show(struct kobject *kobj, struct kobj_attribute *attr,
 			 char *buf)
 {
@@ -201,6 +202,7 @@ static ssize_t fmfi_show(struct kobject *kobj, struct kobj_attribute *attr,
 }
 
 static struct kobj_attribute fmfi_attr = __ATTR_RO(fmfi);
+#endif
 
 /* Room for the files of a directory (promote's eleven) and a NULL. */
 #define KNOB_DIR_FILES	16
@@ -225,7 +227,9 @@ static struct knob_dir knob_dirs[] = {
 	  { &current_threshold_attr } },
 	{ "promote", promote_knobs, ARRAY_SIZE(promote_knobs),
 	  { &policy_attr, &measured_overhead_attr } },
+#ifdef CONFIG_HAWKEYE_BASELINES
 	{ "ingens", ingens_knobs, ARRAY_SIZE(ingens_knobs), { &fmfi_attr } },
+#endif
 };
 
 static int __init knob_dir_create(struct kobject *parent, struct knob_dir *d)

@@ -75,6 +75,7 @@ TRACE_EVENT(hawkeye_promote,
 		  __entry->ema, __entry->measured, __entry->result)
 );
 
+#ifdef CONFIG_HAWKEYE_BASELINES
 /*
  * A promotion attempt of a baseline policy (ingens, freebsd); util the
  * region's populated base pages (512: a full reservation), fmfi the free
@@ -112,6 +113,7 @@ TRACE_EVENT(hawkeye_base_promote,
 		  __entry->pid, __get_str(policy), __entry->addr, __entry->util,
 		  __entry->fmfi, __entry->metric, __entry->result)
 );
+#endif
 
 /*
  * Bloat recovery split a folio of order @from at @addr to order @to (mTHP

@@ -13,30 +13,22 @@
 
 static void base_test_fmfi(struct kunit *test)
 {
-	unsigned long nr_free[11] = {};
+	struct base_fmfi f = {};
 
 	/* No free memory: fully fragmented. */
-	KUNIT_EXPECT_EQ(test, base_fmfi(nr_free, 11, 9), 100U);
-	/* Only 4 KB pages. */
-	nr_free[0] = 1000;
-	KUNIT_EXPECT_EQ(test, base_fmfi(nr_free, 11, 9), 100U);
-	/* 512 single pages and one 2 MB block: half usable. */
-	nr_free[0] = 512;
-	nr_free[9] = 1;
-	KUNIT_EXPECT_EQ(test, base_fmfi(nr_free, 11, 9), 50U);
-	/* Blocks above order 9 are usable too: 512 / (512 + 512 + 1024). */
-	nr_free[10] = 1;
-	KUNIT_EXPECT_EQ(test, base_fmfi(nr_free, 11, 9), 25U);
-	/* Only large blocks: not fragmented at all. */
-	nr_free[0] = 0;
-	KUNIT_EXPECT_EQ(test, base_fmfi(nr_free, 11, 9), 0U);
-	/* Order 8 blocks do not serve order 9: 256 / (256 + 512). */
-	memset(nr_free, 0, sizeof(nr_free));
-	nr_free[8] = 1;
-	nr_free[9] = 1;
-	KUNIT_EXPECT_EQ(test, base_fmfi(nr_free, 11, 9), 33U);
-	/* ... but they do serve order 8. */
-	KUNIT_EXPECT_EQ(test, base_fmfi(nr_free, 11, 8), 0U);
+	KUNIT_EXPECT_EQ(test, base_fmfi_value(&f), 100U);
+	/* An empty zone, as extfrag_for_order() counts it, changes nothing. */
+	base_fmfi_add(&f, 0, 0);
+	KUNIT_EXPECT_EQ(test, base_fmfi_value(&f), 100U);
+	/* A zone whose free memory is half in blocks below 2 MB. */
+	base_fmfi_add(&f, 1024, 50);
+	KUNIT_EXPECT_EQ(test, base_fmfi_value(&f), 50U);
+	/* ... and one three times its size, all in 2 MB blocks. */
+	base_fmfi_add(&f, 3072, 0);
+	KUNIT_EXPECT_EQ(test, base_fmfi_value(&f), 12U);
+	/* ... and one as large as both, only in 4 KB pages: (512 + 4096) / 8192. */
+	base_fmfi_add(&f, 4096, 100);
+	KUNIT_EXPECT_EQ(test, base_fmfi_value(&f), 56U);
 	/* The live value is a percentage. */
 	KUNIT_EXPECT_LE(test, hawkeye_fmfi(), 100U);
 }
