@@ -106,19 +106,12 @@ def test_copies_must_match_the_series(repo):
 def test_check_series_config_options_must_survive(repo):
     """An option the configs ask for that Kconfig drops fails the build:
     the series is not checked with less than was asked for."""
-    shutil.copy(os.path.join(SCRIPTS, "check-series"), repo / "scripts")
-    (repo / "scripts" / "setup-host").write_text("#!/bin/sh\n")
-    (repo / "scripts" / "setup-host").chmod(0o755)
-    (repo / "kernel" / "configs" / "common.config").write_text("CONFIG_DROPPED=y\n")
-    (repo / "kernel" / "configs" / "release.config").write_text("")
-    tree = repo / "build" / "linux"
-    sh(repo, "scripts/kernel-tree")
-    fake_kbuild(tree)
-    commit(tree, "kbuild")
-    sh(repo, "scripts/kernel-export")
-    r = sh(repo, "scripts/check-series", check=False)
+    tree = series_tree(repo, "CONFIG_DROPPED=y\n")
+    (tree / "mm" / "memory.c").write_text("int fault(void) { return 1; }\n")
+    r = check(repo, tree, "mm: one")
     assert r.returncode == 1, r.stdout + r.stderr
     assert "FAIL  0001-kbuild: the build with HawkEye on breaks" in r.stdout
+    assert "0002" not in r.stdout
     assert "config options not set as asked: CONFIG_DROPPED=y" in r.stdout
 
 
@@ -170,16 +163,30 @@ def fake_kbuild(tree):
         f.chmod(0o755)
 
 
-def test_check_series_names_the_patch_that_breaks(repo):
+def series_tree(repo, config):
+    """build/linux on the stand-in base with fake Kbuild, check-series
+    beside the other scripts and @config as both config fragments."""
     shutil.copy(os.path.join(SCRIPTS, "check-series"), repo / "scripts")
     (repo / "scripts" / "setup-host").write_text("#!/bin/sh\n")
     (repo / "scripts" / "setup-host").chmod(0o755)
-    for f in ("common", "release"):
-        (repo / "kernel" / "configs" / f"{f}.config").write_text("CONFIG_HAWKEYE=y\n")
+    (repo / "kernel" / "configs" / "common.config").write_text(config)
+    (repo / "kernel" / "configs" / "release.config").write_text("")
     tree = repo / "build" / "linux"
     sh(repo, "scripts/kernel-tree")
     fake_kbuild(tree)
     commit(tree, "kbuild")
+    return tree
+
+
+def check(repo, tree, msg):
+    """Commit, export and check the series."""
+    commit(tree, msg)
+    sh(repo, "scripts/kernel-export")
+    return sh(repo, "scripts/check-series", check=False)
+
+
+def test_check_series_names_the_patch_that_breaks(repo):
+    tree = series_tree(repo, "CONFIG_HAWKEYE=y\n")
     steps = [("mm: one", "int fault(void) { return 1; }\n"),
              ("mm: broken", "broken\n"),
              ("mm: mended", "int fault(void) { return 2; }\n")]
@@ -188,10 +195,7 @@ def test_check_series_names_the_patch_that_breaks(repo):
         commit(tree, msg)
     (tree / "Documentation").mkdir()
     (tree / "Documentation" / "hawkeye.rst").write_text("HawkEye\n")
-    commit(tree, "Documentation: HawkEye")
-    sh(repo, "scripts/kernel-export")
-
-    r = sh(repo, "scripts/check-series", check=False)
+    r = check(repo, tree, "Documentation: HawkEye")
     assert r.returncode == 1, r.stdout + r.stderr
     lines = r.stdout.splitlines()
     assert lines[0].startswith("ok    0001-kbuild")
@@ -205,9 +209,9 @@ def test_check_series_names_the_patch_that_breaks(repo):
     sh(tree, "git", "reset", "-q", "--hard", "HEAD~3")
     (tree / "mm" / "memory.c").write_text("int fault(void) { return 2; }\n")
     commit(tree, "mm: two")
-    sh(tree, "git", "-c", "user.name=t", "-c", "user.email=t@t", "cherry-pick", "ORIG_HEAD")
-    sh(repo, "scripts/kernel-export")
-    r = sh(repo, "scripts/check-series", check=False)
+    (tree / "Documentation").mkdir()
+    (tree / "Documentation" / "hawkeye.rst").write_text("HawkEye\n")
+    r = check(repo, tree, "Documentation: HawkEye")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "0001-kbuild (checked before)" in r.stdout
     assert "0002-mm-one (checked before)" in r.stdout
@@ -218,18 +222,14 @@ def test_check_series_names_the_patch_that_breaks(repo):
 
     # checkpatch's ERRORs fail the patch that has them.
     (tree / "mm" / "memory.c").write_text("/* STYLE */\n")
-    commit(tree, "mm: style")
-    sh(repo, "scripts/kernel-export")
-    r = sh(repo, "scripts/check-series", check=False)
+    r = check(repo, tree, "mm: style")
     assert r.returncode == 1 and "FAIL  0005-mm-style: checkpatch --strict" in r.stdout
     assert "ERROR:TEST: no" in r.stdout
 
     # A checkpatch that does not run through fails the patch too.
     sh(tree, "git", "reset", "-q", "--hard", "HEAD~1")
     (tree / "mm" / "memory.c").write_text("/* BROKEN */\n")
-    commit(tree, "mm: odd")
-    sh(repo, "scripts/kernel-export")
-    r = sh(repo, "scripts/check-series", check=False)
+    r = check(repo, tree, "mm: odd")
     assert r.returncode == 1 and "FAIL  0005-mm-odd: checkpatch --strict:" in r.stdout
     assert "checkpatch did not run" in r.stdout and "oops" in r.stdout
 
@@ -240,16 +240,12 @@ def test_check_series_names_the_patch_that_breaks(repo):
     (tree / "mm" / "hawkeye" / "Kconfig").write_text(
         "config HAWKEYE_PART\n\tbool\n\nconfig HAWKEYE_KUNIT_TEST\n\tbool\n")
     (tree / "mm" / "memory.c").write_text("needs-part\n")
-    commit(tree, "mm: hawkeye: part")
-    sh(repo, "scripts/kernel-export")
-    r = sh(repo, "scripts/check-series", check=False)
+    r = check(repo, tree, "mm: hawkeye: part")
     assert r.returncode == 1, r.stdout + r.stderr
     assert "ok    0005-mm-hawkeye-part" in r.stdout
     assert "FAIL  the series without CONFIG_HAWKEYE_PART does not build" in r.stdout
     assert "KUNIT" not in r.stdout
     (tree / "mm" / "memory.c").write_text("int fault(void) { return 3; }\n")
-    commit(tree, "mm: part optional")
-    sh(repo, "scripts/kernel-export")
-    r = sh(repo, "scripts/check-series", check=False)
+    r = check(repo, tree, "mm: part optional")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "ok    the series without CONFIG_HAWKEYE_PART: built" in r.stdout
