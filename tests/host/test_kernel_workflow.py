@@ -238,7 +238,7 @@ def test_check_series_names_the_patch_that_breaks(repo):
     sh(tree, "git", "reset", "-q", "--hard", "HEAD~1")
     (tree / "mm" / "hawkeye").mkdir()
     (tree / "mm" / "hawkeye" / "Kconfig").write_text(
-        "config HAWKEYE_PART\n\tbool\n\nconfig HAWKEYE_KUNIT_TEST\n\tbool\n")
+        "config HAWKEYE_PART\n\tbool\n\nconfig HAWKEYE_PART_KUNIT_TEST\n\tbool\n")
     (tree / "mm" / "memory.c").write_text("needs-part\n")
     r = check(repo, tree, "mm: hawkeye: part")
     assert r.returncode == 1, r.stdout + r.stderr

@@ -989,6 +989,6 @@ const struct hawkeye_policy_ops hawkeye_pmu_ops = {
 	.set_measured = map_set_measured,
 };
 
-#ifdef CONFIG_HAWKEYE_KUNIT_TEST
-#include "tests/promote-kunit.h"
+#ifdef CONFIG_HAWKEYE_ACCESS_MAP_KUNIT_TEST
+#include "tests/access_map-kunit.h"
 #endif

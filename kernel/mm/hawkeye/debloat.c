@@ -1332,6 +1332,6 @@ unsigned int hawkeye_debloat_current_threshold(void)
 
 HAWKEYE_BOOT_SWITCH(hawkeye_debloat, hawkeye_debloat_set_enabled);
 
-#ifdef CONFIG_HAWKEYE_KUNIT_TEST
+#ifdef CONFIG_HAWKEYE_DEBLOAT_KUNIT_TEST
 #include "tests/debloat-kunit.h"
 #endif

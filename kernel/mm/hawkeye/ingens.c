@@ -451,6 +451,6 @@ const struct hawkeye_policy_ops hawkeye_ingens_ops = {
 	.fault = hawkeye_base_register,
 };
 
-#ifdef CONFIG_HAWKEYE_KUNIT_TEST
-#include "tests/baselines-kunit.h"
+#ifdef CONFIG_HAWKEYE_BASELINES_KUNIT_TEST
+#include "tests/ingens-kunit.h"
 #endif

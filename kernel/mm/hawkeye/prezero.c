@@ -743,6 +743,6 @@ late_initcall(prezero_pm_init);	/* before hawkeye_prezero= */
 
 HAWKEYE_BOOT_SWITCH(hawkeye_prezero, hawkeye_prezero_set_enabled);
 
-#ifdef CONFIG_HAWKEYE_KUNIT_TEST
+#ifdef CONFIG_HAWKEYE_PREZERO_KUNIT_TEST
 #include "tests/prezero-kunit.h"
 #endif

@@ -265,6 +265,6 @@ static int __init hawkeye_sysfs_init(void)
 }
 subsys_initcall(hawkeye_sysfs_init);
 
-#ifdef CONFIG_HAWKEYE_KUNIT_TEST
+#ifdef CONFIG_HAWKEYE_SYSFS_KUNIT_TEST
 #include "tests/sysfs-kunit.h"
 #endif

@@ -133,7 +133,7 @@ static struct kunit_case knob_test_cases[] = {
 };
 
 static struct kunit_suite knob_test_suite = {
-	.name = "hawkeye-knobs",
+	.name = "hawkeye-sysfs",
 	.test_cases = knob_test_cases,
 };
 

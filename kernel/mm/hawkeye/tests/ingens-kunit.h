@@ -5,8 +5,8 @@
  * it serves processes, the utilisation rule, the policy table; and a
  * FreeBSD reservation fault in an address space being torn down.
  */
-#ifndef _MM_HAWKEYE_BASELINES_KUNIT_H
-#define _MM_HAWKEYE_BASELINES_KUNIT_H
+#ifndef _MM_HAWKEYE_INGENS_KUNIT_H
+#define _MM_HAWKEYE_INGENS_KUNIT_H
 
 #include <kunit/test.h>
 #include <linux/mman.h>
@@ -225,9 +225,9 @@ static struct kunit_case base_test_cases[] = {
 };
 
 static struct kunit_suite base_test_suite = {
-	.name = "hawkeye-baselines",
+	.name = "hawkeye-ingens",
 	.test_cases = base_test_cases,
 };
 kunit_test_suite(base_test_suite);
 
-#endif /* _MM_HAWKEYE_BASELINES_KUNIT_H */
+#endif /* _MM_HAWKEYE_INGENS_KUNIT_H */

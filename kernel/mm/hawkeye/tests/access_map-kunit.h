@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * KUnit tests of HawkEye promotion, built into access_map.c so that they
- * reach its static functions. The access_maps are built by hand, without
+ * KUnit tests of the access map and the order hawkeye-g and hawkeye-pmu
+ * promote in, built into access_map.c so that they reach its static
+ * functions. The access_maps are built by hand, without
  * an mm; the accessed-bit sampler runs on memory of a KUnit mm.
  */
-#ifndef _MM_HAWKEYE_PROMOTE_KUNIT_H
-#define _MM_HAWKEYE_PROMOTE_KUNIT_H
+#ifndef _MM_HAWKEYE_ACCESS_MAP_KUNIT_H
+#define _MM_HAWKEYE_ACCESS_MAP_KUNIT_H
 
 #include <kunit/test.h>
 #include <linux/mman.h>
@@ -1065,9 +1066,9 @@ static struct kunit_case promote_test_cases[] = {
 };
 
 static struct kunit_suite promote_test_suite = {
-	.name = "hawkeye-promote",
+	.name = "hawkeye-access-map",
 	.test_cases = promote_test_cases,
 };
 kunit_test_suite(promote_test_suite);
 
-#endif /* _MM_HAWKEYE_PROMOTE_KUNIT_H */
+#endif /* _MM_HAWKEYE_ACCESS_MAP_KUNIT_H */
