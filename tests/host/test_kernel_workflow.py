@@ -158,7 +158,7 @@ def fake_kbuild(tree):
     cp.write_text('#!/bin/sh\nfor a; do f=$a; done\n'
                   'grep -q "^+/[*] BROKEN" "$f" && { echo "oops"; exit 2; }\n'
                   'if grep -q "^+/[*] STYLE" "$f"; then echo "ERROR:TEST: no"; e=1; fi\n'
-                  'echo "total: ${e:-0} errors, 1 warnings, 0 checks, 1 lines checked"\n')
+                  'echo "total: ${e:-0} errors, 1 warnings, 0 checks, 1 lines checked"; exit 1\n')
     for f in (merge, cp):
         f.chmod(0o755)
 
@@ -231,7 +231,7 @@ def test_check_series_names_the_patch_that_breaks(repo):
     (tree / "mm" / "memory.c").write_text("/* BROKEN */\n")
     r = check(repo, tree, "mm: odd")
     assert r.returncode == 1 and "FAIL  0005-mm-odd: checkpatch --strict:" in r.stdout
-    assert "checkpatch did not run" in r.stdout and "oops" in r.stdout
+    assert "checkpatch did not run (exit 2)" in r.stdout and "oops" in r.stdout
 
     # Each component option of mm/hawkeye/Kconfig off, once, on the whole
     # series: a series that needs the option on fails there.
