@@ -239,6 +239,11 @@ def test_check_series_names_the_patch_that_breaks(repo):
     (tree / "mm" / "hawkeye").mkdir()
     (tree / "mm" / "hawkeye" / "Kconfig").write_text(
         "config HAWKEYE_PART\n\tbool\n\nconfig HAWKEYE_PART_KUNIT_TEST\n\tbool\n")
+    # The part's KUnit suite depends on it: off with it (the fake olddefconfig
+    # drops it otherwise, as Kconfig would).
+    (repo / "kernel" / "configs" / "debug.config").write_text("CONFIG_HAWKEYE_PART_KUNIT_TEST=y\n")
+    (tree / "Makefile").write_text((tree / "Makefile").read_text().replace(
+        "sed -i /DROPPED/d", "grep -q PART=n $(O)/.config && sed -i /PART_KUNIT/d $(O)/.config; sed -i /DROPPED/d"))
     (tree / "mm" / "memory.c").write_text("needs-part\n")
     r = check(repo, tree, "mm: hawkeye: part")
     assert r.returncode == 1, r.stdout + r.stderr
