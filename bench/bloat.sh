@@ -267,16 +267,16 @@ recover_deep() {
 	local floor before t0 rounds0 r r0= s s0 reached=0
 	floor=$(($(cat $H/debloat/threshold) / 8))
 	[ $floor -ge 1 ] || floor=1
-	before=$(use_pct) t0=$SECONDS rounds0=$(vm hawkeye_debloat_round)
+	before=$(use_pct) t0=$SECONDS rounds0=$(hkstat debloat_round)
 	echo 0 >$H/debloat/low_pct
 	echo 1 >$H/debloat/high_pct
 	while [ $((SECONDS - t0)) -lt 900 ] && kill -0 "$redis_pid" 2>/dev/null; do
 		if [ "$(cat $H/debloat/current_threshold)" -gt $floor ]; then
 			r0=
 		elif [ -z "$r0" ]; then
-			s0=$(splits) r0=$(vm hawkeye_debloat_round)
+			s0=$(splits) r0=$(hkstat debloat_round)
 		else
-			r=$(vm hawkeye_debloat_round) s=$(splits)
+			r=$(hkstat debloat_round) s=$(splits)
 			if [ "$s" != "$s0" ]; then
 				r0=
 			elif [ "$r" -ge $((r0 + 3)) ]; then
@@ -287,7 +287,7 @@ recover_deep() {
 		sleep 0.5
 	done
 	printf '{"type": "recover", "config": "%s", "use_pct_before": %s, "use_pct_after": %s, "rounds": %s, "reached": %s, "seconds": %s}\n' \
-		"$config" "$before" "$(use_pct)" $(($(vm hawkeye_debloat_round) - rounds0)) \
+		"$config" "$before" "$(use_pct)" $(($(hkstat debloat_round) - rounds0)) \
 		$reached $((SECONDS - t0)) >>"$out"
 }
 deep_end() {

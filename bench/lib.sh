@@ -83,6 +83,8 @@ thread_ticks() {
 zerod_ticks() { thread_ticks | awk '/^hawkeye_zerod/ {s += $2} END {print s + 0}'; }
 # A counter of /proc/vmstat.
 vm() { awk -v k="$1" '$1 == k {print $2}' /proc/vmstat; }
+# hkstat NAME: one of HawkEye's counters (/sys/kernel/mm/hawkeye/stats/NAME).
+hkstat() { cat /sys/kernel/mm/hawkeye/stats/"$1" 2>/dev/null; }
 
 CG=/sys/fs/cgroup
 # cg_new NAME: a fresh memory cgroup (so that its peak and events start at
@@ -101,8 +103,8 @@ cg_new() {
 cg_stat() { awk -v k="$2" '$1 == k {print $2}' $CG/$1/memory.stat; }
 
 # Pages the zeroing threads zeroed since boot; nothing without HawkEye.
-prezero_pages() { awk '$1 == "hawkeye_prezero_pages" {print $2}' /proc/vmstat; }
-prezero_wasted() { awk '$1 == "hawkeye_prezero_wasted" {print $2}' /proc/vmstat; }
+prezero_pages() { hkstat prezero_pages; }
+prezero_wasted() { hkstat prezero_wasted; }
 
 # CPU time of the memory-management threads while a benchmark runs:
 # HawkEye's (hawkeye_zerod*, hawkeye_debloatd, hawkeye_promoted) and
@@ -113,9 +115,9 @@ prezero_wasted() { awk '$1 == "hawkeye_prezero_wasted" {print $2}' /proc/vmstat;
 #   cpu_watch_start; ...; cpu_watch_stop EXPERIMENT CONFIG >>OUTFILE
 # prints {"type": "thread_cpu", "experiment", "config", "seconds" (wall),
 # "threads": {name: CPU seconds}, "clk_tck"}, and "prezero_mb", what the
-# zeroing threads zeroed meanwhile (hawkeye_prezero_pages), and
+# zeroing threads zeroed meanwhile (prezero_pages), and
 # "prezero_wasted_mb", zeroed memory that allocations not needing zeroes
-# took (hawkeye_prezero_wasted), on a HawkEye kernel.
+# took (prezero_wasted), on a HawkEye kernel.
 cpu_watch_start() {
 	cpu_watch_file=$(mktemp /tmp/cpu_watch.XXXXXX)
 	cpu_watch_t0=$(date +%s.%N)

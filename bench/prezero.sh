@@ -72,7 +72,7 @@ if [ -z "$only_table8" ]; then
 		dirty "$dirty_mib"
 		echo 0 >$P/rate
 		echo $nt >$P/nontemporal
-		z0=$(vm hawkeye_prezero_pages) t0=$(now)
+		z0=$(hkstat prezero_pages) t0=$(now)
 		echo 1 >$P/enabled
 		# Until the thread zeroes less than 10 MB in a second (blocks
 		# that merge as the system runs keep it busy now and then; with
@@ -81,7 +81,7 @@ if [ -z "$only_table8" ]; then
 		last=$z0
 		for _ in $(seq 60); do
 			sleep 1
-			z=$(vm hawkeye_prezero_pages)
+			z=$(hkstat prezero_pages)
 			[ $((z - last)) -lt 2560 ] && break
 			last=$z t1=$(now) ticks=$(zerod_ticks)
 		done
@@ -98,9 +98,9 @@ if [ -z "$only_table8" ]; then
 		echo 0 >$P/paced
 		echo $rate >$P/rate
 		echo 1 >$P/enabled
-		z0=$(vm hawkeye_prezero_pages) t0=$(now)
+		z0=$(hkstat prezero_pages) t0=$(now)
 		sleep 5
-		z1=$(vm hawkeye_prezero_pages) t1=$(now)
+		z1=$(hkstat prezero_pages) t1=$(now)
 		printf '{"type": "rate", "knob": %s, "pages": %s, "seconds": %s}\n' \
 			$rate $((z1 - z0)) "$(secs "$t0" "$t1")" >>"$out"
 	done
@@ -111,7 +111,7 @@ fi
 wait_zeroed() {
 	local last=-1 z
 	while [ $(($(vm nr_free_zeroed) / 256)) -lt "$1" ]; do
-		z=$(vm hawkeye_prezero_pages)
+		z=$(hkstat prezero_pages)
 		[ "$z" = "$last" ] && break
 		last=$z
 		sleep 2

@@ -53,15 +53,12 @@ reset() {
 }
 trap reset EXIT
 
-# hawkeye_promote_sampled into $sampled, with bash builtins only: the poll
-# below must not fork while 64 processes keep both vCPUs busy.
+# HawkEye's promote_sampled counter into $sampled, with bash builtins only:
+# the poll below must not fork while 64 processes keep both vCPUs busy.
 sampled() {
-	local k v
-	while read -r k v; do
-		[ "$k" = hawkeye_promote_sampled ] && { sampled=$v; return; }
-	done </proc/vmstat
+	read -r sampled </sys/kernel/mm/hawkeye/stats/promote_sampled
 }
-# Wait for the end of a count walk: hawkeye_promote_sampled moved, then
+# Wait for the end of a count walk: promote_sampled moved, then
 # stayed put for 3 s (the next pass is a scan period away). By the clock,
 # not by the number of polls: under load a poll takes longer than its sleep.
 pass_end() {

@@ -82,8 +82,8 @@ for round in 0 $(seq "$rounds"); do
 		done
 		sync
 		echo 3 >/proc/sys/vm/drop_caches
-		ep0=$(vm hawkeye_debloat_memcg_episode) sc0=$(vm hawkeye_debloat_thp_scanned)
-		rd0=$(vm hawkeye_debloat_bytes_read)
+		ep0=$(hkstat debloat_memcg_episode) sc0=$(hkstat debloat_thp_scanned)
+		rd0=$(hkstat debloat_bytes_read)
 		t0=$(date +%s.%N)
 		sh -c 'echo $$ >"$0/cgroup.procs" && exec dd if="$1" of=/dev/null bs=1M count="$2" status=none' \
 			$CG/bench-stream "$disk" "$file_mb"
@@ -93,8 +93,8 @@ for round in 0 $(seq "$rounds"); do
 			$config "$round" "$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}')" \
 			"$(awk -v a="$t0" -v b="$t1" -v m="$file_mb" 'BEGIN {printf "%.2f", m / (b - a)}')" \
 			$(($(cat $CG/bench-stream/memory.peak) / 1024)) $(($(cg_stat bench-stream anon) / 1024)) \
-			"$(cg_stat bench-stream pgscan)" $(($(vm hawkeye_debloat_memcg_episode) - ep0)) \
-			$(($(vm hawkeye_debloat_thp_scanned) - sc0)) $(($(vm hawkeye_debloat_bytes_read) - rd0)) >>"$out"
+			"$(cg_stat bench-stream pgscan)" $(($(hkstat debloat_memcg_episode) - ep0)) \
+			$(($(hkstat debloat_thp_scanned) - sc0)) $(($(hkstat debloat_bytes_read) - rd0)) >>"$out"
 		kill -9 $holder 2>/dev/null || true
 		wait $holder 2>/dev/null || true
 		holder=

@@ -89,10 +89,10 @@ static const char *const zeroing_size[NR_Z] = { "4k", "2m", "mthp" };
 
 static void zeroing_counts(long pre[NR_Z], long sync[NR_Z])
 {
-	pre[Z_4K] = vmstat("hawkeye_fault_prezeroed_4k");
-	sync[Z_4K] = vmstat("hawkeye_fault_sync_zero_4k");
-	pre[Z_2M] = vmstat("hawkeye_fault_prezeroed_2m");
-	sync[Z_2M] = vmstat("hawkeye_fault_sync_zero_2m");
+	pre[Z_4K] = hawkeye_stat("fault_prezeroed_4k");
+	sync[Z_4K] = hawkeye_stat("fault_sync_zero_4k");
+	pre[Z_2M] = hawkeye_stat("fault_prezeroed_2m");
+	sync[Z_2M] = hawkeye_stat("fault_sync_zero_2m");
 	pre[Z_MTHP] = mthp_stat("hawkeye_fault_prezeroed", false);
 	sync[Z_MTHP] = mthp_stat("hawkeye_fault_sync_zero", false);
 }

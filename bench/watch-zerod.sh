@@ -1,7 +1,7 @@
 #!/bin/bash
 # Watches the zeroing threads while CMD runs, for what was once seen in
 # the Redis bloat runs (bench/README.md, "When zerod's CPU time is not
-# zeroing"): hawkeye_zerod charged a whole CPU while hawkeye_prezero_pages
+# zeroing"): hawkeye_zerod charged a whole CPU while prezero_pages
 # stood still. Runs INSIDE the guest as root:
 #   bench/watch-zerod.sh OUTFILE CMD [ARGS...]
 # Every 3 s one line to OUTFILE: the uptime, how fast 16 MB already

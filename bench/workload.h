@@ -89,6 +89,23 @@ static inline long vmstat(const char *key)
 	return proc_value("/proc/vmstat", key);
 }
 
+/* One of HawkEye's counters, /sys/kernel/mm/hawkeye/stats/NAME, or -1. */
+static inline long hawkeye_stat(const char *name)
+{
+	char path[128];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/mm/hawkeye/stats/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
 /* A field (in kB) of /proc/meminfo, or -1. */
 static inline long meminfo_kb(const char *key)
 {

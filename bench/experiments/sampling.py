@@ -87,7 +87,7 @@ def thread_cpu_lines(entries):
 
 def zeroed_cell(e):
     """What the zeroing threads zeroed during a run, and how much of it
-    went to allocations that zero nothing (hawkeye_prezero_wasted) where
+    went to allocations that zero nothing (prezero_wasted) where
     the run recorded it."""
     if e.get("prezero_mb") is None:
         return "-"

@@ -412,8 +412,8 @@ TEST_F_TIMEOUT(baselines, ingens_fairness_order, 120)
 	if (access(TRACING "events/hawkeye/hawkeye_base_promote/enable", F_OK))
 		SKIP(return, "no tracefs");
 	for (int k = 0; k < 2; k++) {
-		long ok0 = vmstat("hawkeye_promote_success");
-		long fail0 = vmstat("hawkeye_promote_failed");
+		long ok0 = hawkeye_stat("promote_success");
+		long fail0 = hawkeye_stat("promote_failed");
 		unsigned long ba, bb;
 		pid_t a, b, pids[32];
 		char got[33];
@@ -453,14 +453,14 @@ TEST_F_TIMEOUT(baselines, ingens_fairness_order, 120)
 		/* The event names its policy (it printed "policy=0x3"). */
 		EXPECT_EQ(all, named);
 		TH_LOG("%d events, promote_success +%ld, promote_failed +%ld, A huge %ld kB",
-		       all, vmstat("hawkeye_promote_success") - ok0,
-		       vmstat("hawkeye_promote_failed") - fail0,
+		       all, hawkeye_stat("promote_success") - ok0,
+		       hawkeye_stat("promote_failed") - fail0,
 		       rollup_kb(a, "AnonHugePages"));
 		for (int i = 0; i < n; i++)
 			got[i] = pids[i] == a ? 'A' : pids[i] == b ? 'B' : '?';
 		got[n] = '\0';
 		TH_LOG("idle_penalty %d: %s", penalty[k], got);
-		EXPECT_EQ(0, vmstat("hawkeye_promote_failed") - fail0);
+		EXPECT_EQ(0, hawkeye_stat("promote_failed") - fail0);
 		EXPECT_STREQ(want[k], got);
 		kill(a, SIGKILL);
 		kill(b, SIGKILL);
@@ -553,8 +553,8 @@ TEST_F_TIMEOUT(baselines, freebsd_pressure_breaks_reservations, 300)
  */
 TEST_F_TIMEOUT(baselines, ingens_threshold_and_fmfi, 300)
 {
-	long cons0 = vmstat("hawkeye_ingens_round_conservative");
-	long aggr0 = vmstat("hawkeye_ingens_round_aggressive");
+	long cons0 = hawkeye_stat("ingens_round_conservative");
+	long aggr0 = hawkeye_stat("ingens_round_aggressive");
 	size_t flen = 0, len = 4 * HPAGE_SZ;
 	long fmfi_frag, fmfi_free, threshold = 50;
 	char *frag, *p;
@@ -578,7 +578,7 @@ TEST_F_TIMEOUT(baselines, ingens_threshold_and_fmfi, 300)
 	touch(p, 3, 0, 51, 1);		/* 10% */
 	ASSERT_EQ(0, sysfs_write_long(PROMOTE "sleep_ms", 300));
 	EXPECT_TRUE(wait_huge(0, (unsigned long)p, 3, 3000));
-	EXPECT_GT(vmstat("hawkeye_ingens_round_aggressive"), aggr0);
+	EXPECT_GT(hawkeye_stat("ingens_round_aggressive"), aggr0);
 	EXPECT_TRUE(touched_intact(p, 3, 0, 51, 1));
 	ASSERT_EQ(0, sysfs_write_long(PROMOTE "sleep_ms", 3600000));
 
@@ -603,7 +603,7 @@ TEST_F_TIMEOUT(baselines, ingens_threshold_and_fmfi, 300)
 	EXPECT_TRUE(wait_huge(0, (unsigned long)p, 0, 5000));
 	sleep_ms(600);
 	EXPECT_FALSE(is_thp(0, (unsigned long)p + HPAGE_SZ));
-	EXPECT_GT(vmstat("hawkeye_ingens_round_conservative"), cons0);
+	EXPECT_GT(hawkeye_stat("ingens_round_conservative"), cons0);
 	EXPECT_TRUE(touched_intact(p, 0, 0, 471, 1));
 	EXPECT_TRUE(touched_intact(p, 1, 0, 410, 1));
 	EXPECT_TRUE(touched_intact(p, 2, 0, 487, 1));
@@ -618,8 +618,8 @@ TEST_F_TIMEOUT(baselines, ingens_threshold_and_fmfi, 300)
  */
 TEST_F(baselines, freebsd_reservation_in_place)
 {
-	long res0 = vmstat("hawkeye_freebsd_reserve");
-	long inpl0 = vmstat("hawkeye_freebsd_promote_inplace");
+	long res0 = hawkeye_stat("freebsd_reserve");
+	long inpl0 = hawkeye_stat("freebsd_promote_inplace");
 	size_t len = 2 * HPAGE_SZ;
 	uint64_t pfn0;
 	volatile char c;
@@ -633,7 +633,7 @@ TEST_F(baselines, freebsd_reservation_in_place)
 	ASSERT_NE(0, pfn0 + 100);
 	EXPECT_EQ(0, pfn0 % 512) TH_LOG("reservation not 2 MB aligned");
 	EXPECT_TRUE(is_thp(0, (unsigned long)p + 100 * PAGE_SZ));
-	EXPECT_EQ(res0 + 1, vmstat("hawkeye_freebsd_reserve"));
+	EXPECT_EQ(res0 + 1, hawkeye_stat("freebsd_reserve"));
 	/* A read fault maps a reserved page, zero-filled. */
 	c = p[5 * PAGE_SZ + 3];
 	EXPECT_EQ(0, c);
@@ -644,12 +644,12 @@ TEST_F(baselines, freebsd_reservation_in_place)
 		EXPECT_EQ(pfn0 + i, pfn_of(0, (unsigned long)p + i * PAGE_SZ));
 	sleep_ms(1000);
 	EXPECT_EQ(0, anon_huge_kb(p));
-	EXPECT_EQ(inpl0, vmstat("hawkeye_freebsd_promote_inplace"));
+	EXPECT_EQ(inpl0, hawkeye_stat("freebsd_promote_inplace"));
 	/* The last one: promoted in place, at once. */
 	touch(p, 0, 511, 512, 3);
 	EXPECT_TRUE(wait_anon_huge(p, 2048, 2000));
 	EXPECT_EQ(2048, anon_huge_kb(p));
-	EXPECT_EQ(inpl0 + 1, vmstat("hawkeye_freebsd_promote_inplace"));
+	EXPECT_EQ(inpl0 + 1, hawkeye_stat("freebsd_promote_inplace"));
 	for (int i = 0; i < 512; i += 31)
 		EXPECT_EQ(pfn0 + i, pfn_of(0, (unsigned long)p + i * PAGE_SZ));
 	EXPECT_TRUE(touched_intact(p, 0, 0, 512, 3));

@@ -316,8 +316,8 @@ static int bloat_wait_grow(long sparse_mb)
  */
 TEST_F_TIMEOUT(containers, recovery_saves_a_bloated_container, 300)
 {
-	long split0 = vmstat("hawkeye_debloat_thp_split") +
-		      vmstat("hawkeye_debloat_deferred_split");
+	long split0 = hawkeye_stat("debloat_thp_split") +
+		      hawkeye_stat("debloat_deferred_split");
 	long failed0 = vmstat("thp_split_page_failed");
 	int ready[2], go[2], st;
 	pid_t a, b;
@@ -363,8 +363,8 @@ TEST_F_TIMEOUT(containers, recovery_saves_a_bloated_container, 300)
 	/* The neighbour: no limit, nothing split, though as sparse. */
 	EXPECT_EQ(40960, rollup_kb(b, "AnonHugePages"));
 	EXPECT_EQ(0, cg_split(CG_B));
-	EXPECT_LE(split0 + cg_split(CG_A), vmstat("hawkeye_debloat_thp_split") +
-		  vmstat("hawkeye_debloat_deferred_split"));
+	EXPECT_LE(split0 + cg_split(CG_A), hawkeye_stat("debloat_thp_split") +
+		  hawkeye_stat("debloat_deferred_split"));
 	kill(b, SIGKILL);
 	waitpid(b, NULL, 0);
 	child_pipes_close(ready, go);
@@ -550,7 +550,7 @@ static int thrash(long mb)
 TEST_F_TIMEOUT(containers, pressure_starts_recovery_without_oscillation, 360)
 {
 	static const char *const x = CG_A "x/", *const y = CG_A "y/";
-	long psi0 = vmstat("hawkeye_debloat_psi_start");
+	long psi0 = hawkeye_stat("debloat_psi_start");
 	long high = sysfs_read_long(DEBLOAT "high_pct");
 	long low = sysfs_read_long(DEBLOAT "low_pct");
 	long limit = 160 * MB, split, split1, coll1, usage;
@@ -608,7 +608,7 @@ TEST_F_TIMEOUT(containers, pressure_starts_recovery_without_oscillation, 360)
 			break;
 	}
 	usage = cg_long(CG_A, "memory.current", NULL);
-	EXPECT_LT(psi0, vmstat("hawkeye_debloat_psi_start"));
+	EXPECT_LT(psi0, hawkeye_stat("debloat_psi_start"));
 	/* Stopped just below low_pct: not 16 MB further (a batch of THPs). */
 	EXPECT_LT(usage * 100, low * limit);
 	EXPECT_LE((low - 10) * limit, usage * 100);
@@ -719,7 +719,7 @@ TEST_F_TIMEOUT(containers, partly_unmapped_huge_pages_freed_before_reclaim, 180)
 	EXPECT_EQ(0, cg_long(CG_A, "memory.swap.current", NULL));
 	EXPECT_LE(80 * MB, off);
 	EXPECT_EQ(0, cg_long(CG_B, "memory.stat", "hawkeye_debloat_deferred_split"));
-	EXPECT_LE(split, vmstat("hawkeye_debloat_deferred_split"));
+	EXPECT_LE(split, hawkeye_stat("debloat_deferred_split"));
 
 	ASSERT_EQ(2, write(go[1], "gg", 2));
 	EXPECT_EQ(0, wait_status(pa));
@@ -866,7 +866,7 @@ TEST_F_TIMEOUT(containers, reclaim_splits_at_recoverys_bar, 240)
 {
 	for (int off = 0; off < 2; off++) {
 		long underused0 = vmstat("thp_underused_split_page");
-		long episodes0 = vmstat("hawkeye_debloat_memcg_episode");
+		long episodes0 = hawkeye_stat("debloat_memcg_episode");
 		long low = 70 * 80 * MB / 100;
 		long thp0, thp1, underused;
 		int ready[2], go[2];
@@ -902,8 +902,8 @@ TEST_F_TIMEOUT(containers, reclaim_splits_at_recoverys_bar, 240)
 		underused = vmstat("thp_underused_split_page") - underused0;
 		TH_LOG("recovery %s: anon_thp %ld -> %ld kB, underused THPs split %ld, "
 		       "episodes %ld", off ? "off" : "on", thp0 / 1024, thp1 / 1024,
-		       underused, vmstat("hawkeye_debloat_memcg_episode") - episodes0);
-		EXPECT_EQ(0, vmstat("hawkeye_debloat_memcg_episode") - episodes0);
+		       underused, hawkeye_stat("debloat_memcg_episode") - episodes0);
+		EXPECT_EQ(0, hawkeye_stat("debloat_memcg_episode") - episodes0);
 		EXPECT_EQ(0, cg_split(CG_A));
 		if (off) {
 			EXPECT_EQ(thp0, thp1);
@@ -958,7 +958,7 @@ static long thread_ticks(pid_t pid)
  */
 TEST_F_TIMEOUT(containers, empty_episode_keeps_its_pace, 120)
 {
-	long episodes0 = vmstat("hawkeye_debloat_memcg_episode"), ticks;
+	long episodes0 = hawkeye_stat("debloat_memcg_episode"), ticks;
 	pid_t thread = kthread_pid("hawkeye_debloatd"), w;
 	double end;
 
@@ -971,9 +971,9 @@ TEST_F_TIMEOUT(containers, empty_episode_keeps_its_pace, 120)
 	ASSERT_LT(0, w);
 	EXPECT_EQ(0, wait_status(w));
 	for (end = now_s() + 60; now_s() < end; sleep_ms(100))
-		if (vmstat("hawkeye_debloat_memcg_episode") > episodes0)
+		if (hawkeye_stat("debloat_memcg_episode") > episodes0)
 			break;
-	ASSERT_LT(episodes0, vmstat("hawkeye_debloat_memcg_episode"))
+	ASSERT_LT(episodes0, hawkeye_stat("debloat_memcg_episode"))
 		TH_LOG("no episode at %ld kB", cg_long(CG_A, "memory.current", NULL) / 1024);
 	ticks = thread_ticks(thread);
 	sleep_ms(3000);
@@ -1051,7 +1051,7 @@ TEST_F_TIMEOUT(containers, off_ends_the_episode_in_a_cgroup, 180)
 	ASSERT_EQ(0, cg_write(CG_A, "memory.swap.max", "0"));
 	mkdir(SHM_DIR, 0700);
 	ASSERT_EQ(0, mount("none", SHM_DIR, "tmpfs", 0, "size=96m"));
-	episodes = vmstat("hawkeye_debloat_memcg_episode");
+	episodes = hawkeye_stat("debloat_memcg_episode");
 	rounds = cg_long(CG_A, "memory.stat", "hawkeye_debloat_round");
 	w = cg_run(CG_A, fill_shm, 58);
 	ASSERT_LT(0, w);
@@ -1061,7 +1061,7 @@ TEST_F_TIMEOUT(containers, off_ends_the_episode_in_a_cgroup, 180)
 		if (cg_long(CG_A, "memory.stat", "hawkeye_debloat_round") >= rounds + 3)
 			break;
 	ASSERT_LE(rounds + 3, cg_long(CG_A, "memory.stat", "hawkeye_debloat_round"));
-	ASSERT_LT(episodes, vmstat("hawkeye_debloat_memcg_episode"));
+	ASSERT_LT(episodes, hawkeye_stat("debloat_memcg_episode"));
 	ASSERT_EQ(0, sysfs_write(DEBLOAT "enabled", "0"));
 	unlink(SHM_DIR "/f");
 	umount(SHM_DIR);
@@ -1075,19 +1075,19 @@ TEST_F_TIMEOUT(containers, off_ends_the_episode_in_a_cgroup, 180)
 	for (i = 0; i < 8; i++)
 		ASSERT_TRUE(is_thp(a, (unsigned long)p + i * HPAGE_SZ));
 	ASSERT_LE(48 * MB, cg_long(CG_A, "memory.stat", "anon_thp"));
-	episodes = vmstat("hawkeye_debloat_memcg_episode");
-	split = vmstat("hawkeye_debloat_thp_split");
+	episodes = hawkeye_stat("debloat_memcg_episode");
+	split = hawkeye_stat("debloat_thp_split");
 	ASSERT_EQ(0, sysfs_write(DEBLOAT "enabled", "1"));
 	for (end = now_s() + 60; now_s() < end; sleep_ms(100))
-		if (vmstat("hawkeye_debloat_thp_split") > split)
+		if (hawkeye_stat("debloat_thp_split") > split)
 			break;
 	TH_LOG("episodes %ld, THPs split %ld, A at %ld kB",
-	       vmstat("hawkeye_debloat_memcg_episode") - episodes,
-	       vmstat("hawkeye_debloat_thp_split") - split,
+	       hawkeye_stat("debloat_memcg_episode") - episodes,
+	       hawkeye_stat("debloat_thp_split") - split,
 	       cg_long(CG_A, "memory.current", NULL) / 1024);
-	ASSERT_LT(split, vmstat("hawkeye_debloat_thp_split"));
+	ASSERT_LT(split, hawkeye_stat("debloat_thp_split"));
 	/* A new episode, at the threshold. */
-	EXPECT_LT(episodes, vmstat("hawkeye_debloat_memcg_episode"));
+	EXPECT_LT(episodes, hawkeye_stat("debloat_memcg_episode"));
 	for (i = 0, whole = 0; i < 8; i++)
 		whole += is_thp(a, (unsigned long)p + i * HPAGE_SZ);
 	EXPECT_EQ(8, whole);
@@ -1230,7 +1230,7 @@ static int half_zero_half_holes(long mb)
  */
 TEST_F_TIMEOUT(containers, partly_mapped_pieces_free_their_holes, 240)
 {
-	long split0 = vmstat("hawkeye_debloat_thp_split"), charged;
+	long split0 = hawkeye_stat("debloat_thp_split"), charged;
 	long high = sysfs_read_long(DEBLOAT "high_pct");
 	long low = sysfs_read_long(DEBLOAT "low_pct");
 	int ready[2], go[2];
@@ -1257,7 +1257,7 @@ TEST_F_TIMEOUT(containers, partly_mapped_pieces_free_their_holes, 240)
 	TH_LOG("THPs split %ld, charged %ld kB (16384 written)",
 	       cg_long(CG_B, "memory.stat", "hawkeye_debloat_thp_split"), charged / 1024);
 	EXPECT_LE(32, cg_long(CG_B, "memory.stat", "hawkeye_debloat_thp_split"));
-	EXPECT_LE(32, vmstat("hawkeye_debloat_thp_split") - split0);
+	EXPECT_LE(32, hawkeye_stat("debloat_thp_split") - split0);
 	EXPECT_GT(20 * MB, charged);
 
 	ASSERT_EQ(1, write(go[1], "g", 1));
@@ -1342,7 +1342,7 @@ static int dense_thps(long mb)
  */
 TEST_F_TIMEOUT(containers, page_cache_does_not_split_huge_pages, 300)
 {
-	long episodes0 = vmstat("hawkeye_debloat_memcg_episode");
+	long episodes0 = hawkeye_stat("debloat_memcg_episode");
 	int ready[2], go[2];
 	pid_t p, r;
 	char c;
@@ -1365,12 +1365,12 @@ TEST_F_TIMEOUT(containers, page_cache_does_not_split_huge_pages, 300)
 	       "THPs split %ld", cg_long(CG_A, "memory.stat", "file") / 1024,
 	       cg_long(CG_A, "memory.stat", "anon_thp") / 1024,
 	       cg_long(CG_A, "memory.peak", NULL) / 1024,
-	       vmstat("hawkeye_debloat_memcg_episode") - episodes0,
+	       hawkeye_stat("debloat_memcg_episode") - episodes0,
 	       cg_split(CG_A));
 	EXPECT_LT(200 * MB, cg_long(CG_A, "memory.peak", NULL));
 	EXPECT_EQ(64 * MB, cg_long(CG_A, "memory.stat", "anon_thp"));
 	EXPECT_EQ(0, cg_split(CG_A));
-	EXPECT_EQ(0, vmstat("hawkeye_debloat_memcg_episode") - episodes0);
+	EXPECT_EQ(0, hawkeye_stat("debloat_memcg_episode") - episodes0);
 	ASSERT_EQ(1, write(go[1], "g", 1));
 	EXPECT_EQ(0, wait_status(p));
 	child_pipes_close(ready, go);
@@ -1408,9 +1408,9 @@ static int base_pages_wait(long mb)
  */
 TEST_F_TIMEOUT(containers, streaming_at_the_limit_walks_nothing, 300)
 {
-	long episodes0 = vmstat("hawkeye_debloat_memcg_episode");
-	long scanned0 = vmstat("hawkeye_debloat_thp_scanned");
-	long read0 = vmstat("hawkeye_debloat_bytes_read");
+	long episodes0 = hawkeye_stat("debloat_memcg_episode");
+	long scanned0 = hawkeye_stat("debloat_thp_scanned");
+	long read0 = hawkeye_stat("debloat_bytes_read");
 	int ready[2], go[2];
 	pid_t p, r;
 	char c;
@@ -1431,13 +1431,13 @@ TEST_F_TIMEOUT(containers, streaming_at_the_limit_walks_nothing, 300)
 	       cg_long(CG_A, "memory.stat", "file") / 1024,
 	       cg_long(CG_A, "memory.stat", "anon") / 1024,
 	       cg_long(CG_A, "memory.peak", NULL) / 1024,
-	       vmstat("hawkeye_debloat_memcg_episode") - episodes0,
-	       vmstat("hawkeye_debloat_thp_scanned") - scanned0,
-	       vmstat("hawkeye_debloat_bytes_read") - read0);
+	       hawkeye_stat("debloat_memcg_episode") - episodes0,
+	       hawkeye_stat("debloat_thp_scanned") - scanned0,
+	       hawkeye_stat("debloat_bytes_read") - read0);
 	EXPECT_LT(90 * MB, cg_long(CG_A, "memory.peak", NULL));
-	EXPECT_EQ(0, vmstat("hawkeye_debloat_memcg_episode") - episodes0);
-	EXPECT_EQ(0, vmstat("hawkeye_debloat_thp_scanned") - scanned0);
-	EXPECT_EQ(0, vmstat("hawkeye_debloat_bytes_read") - read0);
+	EXPECT_EQ(0, hawkeye_stat("debloat_memcg_episode") - episodes0);
+	EXPECT_EQ(0, hawkeye_stat("debloat_thp_scanned") - scanned0);
+	EXPECT_EQ(0, hawkeye_stat("debloat_bytes_read") - read0);
 	ASSERT_EQ(1, write(go[1], "g", 1));
 	EXPECT_EQ(0, wait_status(p));
 	child_pipes_close(ready, go);
@@ -1462,7 +1462,7 @@ TEST_F_TIMEOUT(containers, processes_exit_during_recovery, 300)
 	ASSERT_EQ(0, cg_write(CG_A, "memory.max", "160M"));
 	ASSERT_EQ(0, child_pipes_open(ready, go));
 	for (int round = 0; round < 3; round++) {
-		long split0 = vmstat("hawkeye_debloat_thp_split");
+		long split0 = hawkeye_stat("debloat_thp_split");
 		pid_t pids[5];
 		double end;
 
@@ -1475,9 +1475,9 @@ TEST_F_TIMEOUT(containers, processes_exit_during_recovery, 300)
 			ASSERT_EQ(1, read(ready[0], &c, 1));
 		/* An episode (this round's, or the last one going on) splits. */
 		for (end = now_s() + 120; now_s() < end; sleep_ms(10))
-			if (vmstat("hawkeye_debloat_thp_split") > split0)
+			if (hawkeye_stat("debloat_thp_split") > split0)
 				break;
-		ASSERT_LT(split0, vmstat("hawkeye_debloat_thp_split"));
+		ASSERT_LT(split0, hawkeye_stat("debloat_thp_split"));
 		for (int i = 0; i < 5; i++)
 			kill(pids[i], SIGKILL);
 		for (int i = 0; i < 5; i++)
@@ -1486,7 +1486,7 @@ TEST_F_TIMEOUT(containers, processes_exit_during_recovery, 300)
 			if (cg_long(CG_A, "memory.current", NULL) < 4 * MB)
 				break;
 		TH_LOG("round %d: THPs split %ld, memory.current %ld kB after the exits",
-		       round, vmstat("hawkeye_debloat_thp_split") - split0,
+		       round, hawkeye_stat("debloat_thp_split") - split0,
 		       cg_long(CG_A, "memory.current", NULL) / 1024);
 		ASSERT_GT(4 * MB, cg_long(CG_A, "memory.current", NULL));
 	}
@@ -1670,7 +1670,7 @@ static int huge_then_promotable(long mb)
  */
 TEST_F_TIMEOUT(containers, huge_cap_stops_faults_and_promotion, 240)
 {
-	long capped0 = vmstat("hawkeye_memcg_huge_capped");
+	long capped0 = hawkeye_stat("memcg_huge_capped");
 	long thp_a, thp_b, prom_a = 0, prom_b = 0;
 	int fds[2];
 	pid_t pa, pb;
@@ -1693,11 +1693,11 @@ TEST_F_TIMEOUT(containers, huge_cap_stops_faults_and_promotion, 240)
 	thp_b = cg_long(CG_B, "memory.stat", "anon_thp");
 	TH_LOG("after the faults: anon_thp %ld MB capped at 8, %ld MB without a cap; "
 	       "THP faults capped %ld", thp_a / MB, thp_b / MB,
-	       vmstat("hawkeye_memcg_huge_capped") - capped0);
+	       hawkeye_stat("memcg_huge_capped") - capped0);
 	EXPECT_GE(8 * MB, thp_a);
 	EXPECT_LT(0, thp_a);
 	EXPECT_LT(8 * MB, thp_b);
-	EXPECT_LT(capped0, vmstat("hawkeye_memcg_huge_capped"));
+	EXPECT_LT(capped0, hawkeye_stat("memcg_huge_capped"));
 
 	ASSERT_EQ(0, promote_every("8", "500"));
 	for (end = now_s() + 120; prom_b < 8 && now_s() < end; sleep_ms(200))
@@ -1772,18 +1772,18 @@ TEST_F_TIMEOUT(containers, huge_cap_holds_before_allocation, 180)
 	ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "1"));
 	ASSERT_EQ(0, cg_write(CG_A, "memory.thp.max", "8M"));
 	ASSERT_EQ(0, child_pipes_open(ready, go));
-	huge0 = vmstat("hawkeye_fault_prezeroed_2m") + vmstat("hawkeye_fault_sync_zero_2m");
+	huge0 = hawkeye_stat("fault_prezeroed_2m") + hawkeye_stat("fault_sync_zero_2m");
 	fallback0 = vmstat("thp_fault_fallback");
 	/* The machine's events: memory.stat's may lag by rstat's batch. */
-	capped0 = vmstat("hawkeye_memcg_huge_capped");
-	collapse0 = vmstat("hawkeye_memcg_collapse_capped");
+	capped0 = hawkeye_stat("memcg_huge_capped");
+	collapse0 = hawkeye_stat("memcg_collapse_capped");
 	pid = cg_run(CG_A, fault_then_collapse, 256);
 	ASSERT_LT(0, pid);
 	ASSERT_EQ(1, read(ready[0], &c, 1));
 	EXPECT_EQ('f', c) TH_LOG("a byte differs");
 	thps = cg_long(CG_A, "memory.stat", "anon_thp") / HPAGE_SZ;
-	capped = vmstat("hawkeye_memcg_huge_capped") - capped0;
-	huge = vmstat("hawkeye_fault_prezeroed_2m") + vmstat("hawkeye_fault_sync_zero_2m") - huge0;
+	capped = hawkeye_stat("memcg_huge_capped") - capped0;
+	huge = hawkeye_stat("fault_prezeroed_2m") + hawkeye_stat("fault_sync_zero_2m") - huge0;
 	fallback = vmstat("thp_fault_fallback") - fallback0;
 	TH_LOG("THPs %ld, faults capped %ld, fallbacks %ld, 2 MB pages allocated at fault %ld",
 	       thps, capped, fallback, huge);
@@ -1797,10 +1797,10 @@ TEST_F_TIMEOUT(containers, huge_cap_holds_before_allocation, 180)
 	ASSERT_EQ(1, write(go[1], "g", 1));
 	ASSERT_EQ(1, read(ready[0], &c, 1));
 	TH_LOG("MADV_COLLAPSE: '%c', collapses capped %ld", c,
-	       vmstat("hawkeye_memcg_collapse_capped") - collapse0);
+	       hawkeye_stat("memcg_collapse_capped") - collapse0);
 	if (thps == 4) {
 		EXPECT_EQ('r', c) TH_LOG("MADV_COLLAPSE at the cap did not fail with EBUSY");
-		EXPECT_LE(1, vmstat("hawkeye_memcg_collapse_capped") - collapse0);
+		EXPECT_LE(1, hawkeye_stat("memcg_collapse_capped") - collapse0);
 	}
 	ASSERT_EQ(1, write(go[1], "g", 1));
 	EXPECT_EQ(0, wait_status(pid));
@@ -1817,8 +1817,8 @@ TEST_F_TIMEOUT(containers, huge_cap_holds_before_allocation, 180)
  */
 TEST_F_TIMEOUT(containers, huge_cap_holds_under_freebsd, 120)
 {
-	long reserve0 = vmstat("hawkeye_freebsd_reserve");
-	long capped0 = vmstat("hawkeye_memcg_huge_capped");
+	long reserve0 = hawkeye_stat("freebsd_reserve");
+	long capped0 = hawkeye_stat("memcg_huge_capped");
 	int ready[2], go[2];
 	pid_t pid;
 	char c;
@@ -1832,12 +1832,12 @@ TEST_F_TIMEOUT(containers, huge_cap_holds_under_freebsd, 120)
 	ASSERT_EQ(1, read(ready[0], &c, 1));
 	EXPECT_EQ('f', c) TH_LOG("a byte differs");
 	TH_LOG("reservations %ld, anon_thp %ld kB, faults capped %ld",
-	       vmstat("hawkeye_freebsd_reserve") - reserve0,
+	       hawkeye_stat("freebsd_reserve") - reserve0,
 	       cg_long(CG_A, "memory.stat", "anon_thp") / 1024,
-	       vmstat("hawkeye_memcg_huge_capped") - capped0);
-	EXPECT_EQ(0, vmstat("hawkeye_freebsd_reserve") - reserve0);
+	       hawkeye_stat("memcg_huge_capped") - capped0);
+	EXPECT_EQ(0, hawkeye_stat("freebsd_reserve") - reserve0);
 	EXPECT_EQ(0, cg_long(CG_A, "memory.stat", "anon_thp"));
-	EXPECT_EQ(8, vmstat("hawkeye_memcg_huge_capped") - capped0);
+	EXPECT_EQ(8, hawkeye_stat("memcg_huge_capped") - capped0);
 	ASSERT_EQ(1, write(go[1], "g", 1));
 	ASSERT_EQ(1, read(ready[0], &c, 1));
 	EXPECT_EQ('r', c) TH_LOG("MADV_COLLAPSE at the cap did not fail with EBUSY");

@@ -55,8 +55,8 @@ static const struct knob_set setup_knobs[] = {
 
 enum { SCANNED, SPLIT, FREED, BYTES, NR_COUNTERS };
 static const char *const counter_names[NR_COUNTERS] = {
-	"hawkeye_debloat_thp_scanned", "hawkeye_debloat_thp_split",
-	"hawkeye_debloat_zero_pages_freed", "hawkeye_debloat_bytes_read",
+	"debloat_thp_scanned", "debloat_thp_split",
+	"debloat_zero_pages_freed", "debloat_bytes_read",
 };
 
 /* Both watermarks, written in the order that keeps low < high throughout. */
@@ -78,7 +78,7 @@ static double in_use_pct(void)
 static void read_counters(long *c)
 {
 	for (int i = 0; i < NR_COUNTERS; i++)
-		c[i] = vmstat(counter_names[i]);
+		c[i] = hawkeye_stat(counter_names[i]);
 }
 
 /* Every 10th subpage (counted from the start of the mapping) is in use. */
@@ -469,14 +469,14 @@ TEST_F_TIMEOUT(debloat, off_ends_the_episode, 120)
 	ASSERT_EQ((long)(len >> 10), smaps_kb(q, "AnonHugePages"));
 	ASSERT_EQ(0, set_watermarks(100, 1));
 	ASSERT_LE(1.0, in_use_pct());
-	split0 = vmstat("hawkeye_debloat_thp_split");
+	split0 = hawkeye_stat("debloat_thp_split");
 	ASSERT_EQ(0, sysfs_write(DEBLOAT "enabled", "1"));
 	/* A surviving episode splits q in its first round. */
 	EXPECT_FALSE(wait_huge(q, (long)(len >> 10) - 2048, false, 10)) {
 		TH_LOG("%ld kB of %zu still huge: an episode ran on", smaps_kb(q, "AnonHugePages"),
 		       len >> 10);
 	}
-	EXPECT_EQ(split0, vmstat("hawkeye_debloat_thp_split"));
+	EXPECT_EQ(split0, hawkeye_stat("debloat_thp_split"));
 	EXPECT_EQ(0, check_written(q, len, 5, three_in_four));
 	munmap(q, len);
 	munmap(p, len);
@@ -586,7 +586,7 @@ static void *writer_fn(void *arg)
 			usleep(5000);
 			continue;
 		}
-		s = vmstat(w->split_counter) - w->split0 + xorshift(&rnd) % 2;
+		s = hawkeye_stat(w->split_counter) - w->split0 + xorshift(&rnd) % 2;
 		if (s >= nr_thp || front[s] >= w->unit / 8) {
 			usleep(1000);
 			continue;
@@ -610,14 +610,14 @@ static int rec_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Wait until @counter is at least @n, up to @timeout seconds. */
-static bool wait_vmstat(const char *counter, long n, double timeout)
+/* Wait until HawkEye's @counter is at least @n, up to @timeout seconds. */
+static bool wait_stat(const char *counter, long n, double timeout)
 {
 	double end = now_s() + timeout;
 
-	while (vmstat(counter) < n && now_s() < end)
+	while (hawkeye_stat(counter) < n && now_s() < end)
 		usleep(100 * 1000);
-	return vmstat(counter) >= n;
+	return hawkeye_stat(counter) >= n;
 }
 
 /*
@@ -636,7 +636,7 @@ static void writers_race_recovery(struct __test_metadata *_metadata, char *p,
 	struct write_rec *recs;
 	char *expect;
 
-	split0 = vmstat(split_counter);
+	split0 = hawkeye_stat(split_counter);
 	for (int i = 0; i < WRITERS; i++) {
 		w[i] = (struct writer){ .id = i, .p = p, .nr_subpages = nr_subpages,
 					.stop = &stop, .split0 = split0,
@@ -651,7 +651,7 @@ static void writers_race_recovery(struct __test_metadata *_metadata, char *p,
 	/* Phase 1: recovery at 8 THPs (or PTE tables) a second. */
 	ASSERT_EQ(0, start_recovery(8));
 	sleep(6);
-	split1 = vmstat(split_counter);
+	split1 = hawkeye_stat(split_counter);
 	/* Phase 2: enable/disable cycles under load. */
 	for (int i = 0; i < 8; i++) {
 		ASSERT_EQ(0, sysfs_write(DEBLOAT "enabled", i % 2 ? "1" : "0"));
@@ -664,8 +664,8 @@ static void writers_race_recovery(struct __test_metadata *_metadata, char *p,
 	for (int i = 0; i < WRITERS; i++)
 		pthread_join(w[i].thread, NULL);
 	/* Most folios are still worth splitting after the writes. */
-	EXPECT_TRUE(wait_vmstat(split_counter, split0 + (long)(nr_subpages / unit / 2), 60));
-	split2 = vmstat(split_counter);
+	EXPECT_TRUE(wait_stat(split_counter, split0 + (long)(nr_subpages / unit / 2), 60));
+	split2 = hawkeye_stat(split_counter);
 	ASSERT_EQ(0, sysfs_write(DEBLOAT "enabled", "0"));
 
 	for (int i = 0; i < WRITERS; i++)
@@ -710,7 +710,7 @@ TEST_F_TIMEOUT(debloat, concurrent_writers_keep_every_write, 180)
 	char *p = map_bloat(len, 4);
 
 	ASSERT_NE(NULL, p);
-	writers_race_recovery(_metadata, p, len, "hawkeye_debloat_thp_split", SUBPAGES);
+	writers_race_recovery(_metadata, p, len, "debloat_thp_split", SUBPAGES);
 	munmap(p, len);
 }
 
@@ -768,7 +768,7 @@ TEST_F_TIMEOUT(debloat, concurrent_writers_keep_every_write_mthp, 180)
 
 	ASSERT_NE(NULL, p);
 	ASSERT_EQ(0, sysfs_write(DEBLOAT "mthp", "1"));
-	writers_race_recovery(_metadata, p, len, "hawkeye_debloat_mthp_split", MTHP_SUBPAGES);
+	writers_race_recovery(_metadata, p, len, "debloat_mthp_split", MTHP_SUBPAGES);
 	munmap(p, len);
 }
 
@@ -780,28 +780,28 @@ TEST_F_TIMEOUT(debloat, concurrent_writers_keep_every_write_mthp, 180)
 TEST_F_TIMEOUT(debloat, recovers_mthp_folios, 120)
 {
 	const size_t len = 32 * MB, folios = len / PAGE_SZ / MTHP_SUBPAGES;
-	long split0 = vmstat("hawkeye_debloat_mthp_split"), freed0, rss0, split1;
+	long split0 = hawkeye_stat("debloat_mthp_split"), freed0, rss0, split1;
 	char *p = map_bloat_mthp(len, 5);
 
 	ASSERT_NE(NULL, p);
 	rss0 = smaps_kb(p, "Rss");
 	ASSERT_EQ(0, start_recovery(0));
 	sleep(3);
-	split1 = vmstat("hawkeye_debloat_mthp_split");
+	split1 = hawkeye_stat("debloat_mthp_split");
 	EXPECT_EQ(split0, split1);
 	EXPECT_EQ(rss0, smaps_kb(p, "Rss"));
 
-	freed0 = vmstat("hawkeye_debloat_zero_pages_freed");
+	freed0 = hawkeye_stat("debloat_zero_pages_freed");
 	ASSERT_EQ(0, sysfs_write(DEBLOAT "mthp", "1"));
-	EXPECT_TRUE(wait_vmstat("hawkeye_debloat_mthp_split", split1 + (long)folios, 60));
+	EXPECT_TRUE(wait_stat("debloat_mthp_split", split1 + (long)folios, 60));
 	ASSERT_EQ(0, sysfs_write(DEBLOAT "enabled", "0"));
 	TH_LOG("Rss %ld -> %ld kB (written %zu kB); mTHPs split %ld, zero pages freed %ld",
-	       rss0, smaps_kb(p, "Rss"), nr_written(len) * 4, vmstat("hawkeye_debloat_mthp_split") - split1,
-	       vmstat("hawkeye_debloat_zero_pages_freed") - freed0);
+	       rss0, smaps_kb(p, "Rss"), nr_written(len) * 4, hawkeye_stat("debloat_mthp_split") - split1,
+	       hawkeye_stat("debloat_zero_pages_freed") - freed0);
 	EXPECT_EQ(rss0, (long)(len >> 10));
 	/* Zero pages count in Rss: only the written subpages are memory. */
 	EXPECT_EQ((long)(len / PAGE_SZ - nr_written(len)),
-		  vmstat("hawkeye_debloat_zero_pages_freed") - freed0);
+		  hawkeye_stat("debloat_zero_pages_freed") - freed0);
 	EXPECT_EQ(0, check_bloat(p, len, 5));
 	munmap(p, len);
 }
@@ -829,9 +829,9 @@ TEST_F_TIMEOUT(debloat, splits_to_the_largest_dense_size, 180)
 {
 	const size_t len = 8 * MB, pieces = len / PAGE_SZ / MTHP_SUBPAGES;
 	for (int mthp = 1; mthp >= 0; mthp--) {
-		long split0 = vmstat("hawkeye_debloat_thp_split");
-		long msplit0 = vmstat("hawkeye_debloat_mthp_split");
-		long freed0 = vmstat("hawkeye_debloat_zero_pages_freed");
+		long split0 = hawkeye_stat("debloat_thp_split");
+		long msplit0 = hawkeye_stat("debloat_mthp_split");
+		long freed0 = hawkeye_stat("debloat_zero_pages_freed");
 		long nr_anon0 = sysfs_read_long(THP_SYSFS "hugepages-64kB/stats/nr_anon");
 		size_t kept = 0, base = 0, zeros = 0, bad = 0;
 		char *p = map_aligned(len);
@@ -854,7 +854,7 @@ TEST_F_TIMEOUT(debloat, splits_to_the_largest_dense_size, 180)
 		ASSERT_EQ(0, start_recovery(0));
 		EXPECT_TRUE(wait_huge_kb(p, 0, 60));
 		/* The pieces of the last THP split are done with: the counter. */
-		EXPECT_TRUE(wait_vmstat("hawkeye_debloat_thp_split", split0 + len / HPAGE_SZ, 10));
+		EXPECT_TRUE(wait_stat("debloat_thp_split", split0 + len / HPAGE_SZ, 10));
 		/*
 		 * Recovery off, khugepaged would collapse the split ranges back
 		 * while we read them (a CI run found 30 of 32 dense pieces in
@@ -880,9 +880,9 @@ TEST_F_TIMEOUT(debloat, splits_to_the_largest_dense_size, 180)
 		       "%zu zero pages; THPs split +%ld, mTHPs split +%ld, freed +%ld, "
 		       "64 kB nr_anon +%ld; Rss %ld kB",
 		       mthp, kept, pieces / 4, base, zeros,
-		       vmstat("hawkeye_debloat_thp_split") - split0,
-		       vmstat("hawkeye_debloat_mthp_split") - msplit0,
-		       vmstat("hawkeye_debloat_zero_pages_freed") - freed0,
+		       hawkeye_stat("debloat_thp_split") - split0,
+		       hawkeye_stat("debloat_mthp_split") - msplit0,
+		       hawkeye_stat("debloat_zero_pages_freed") - freed0,
 		       sysfs_read_long(THP_SYSFS "hugepages-64kB/stats/nr_anon") - nr_anon0,
 		       smaps_kb(p, "Rss"));
 		EXPECT_EQ(0, bad);
@@ -893,12 +893,12 @@ TEST_F_TIMEOUT(debloat, splits_to_the_largest_dense_size, 180)
 		EXPECT_EQ(pieces * 3 / 4 * MTHP_SUBPAGES - pieces / 4, zeros);
 		if (mthp) {
 			EXPECT_EQ(pieces / 4, kept);
-			EXPECT_EQ(pieces * 3 / 4, vmstat("hawkeye_debloat_mthp_split") - msplit0);
+			EXPECT_EQ(pieces * 3 / 4, hawkeye_stat("debloat_mthp_split") - msplit0);
 			EXPECT_EQ((long)(pieces / 4),
 				  sysfs_read_long(THP_SYSFS "hugepages-64kB/stats/nr_anon") - nr_anon0);
 		} else {
 			EXPECT_EQ(pieces / 4, base);
-			EXPECT_EQ(0, vmstat("hawkeye_debloat_mthp_split") - msplit0);
+			EXPECT_EQ(0, hawkeye_stat("debloat_mthp_split") - msplit0);
 		}
 		munmap(p, len);
 	}
@@ -1030,7 +1030,7 @@ static int churn_child(unsigned int seed, int linger_ms)
 
 TEST_F_TIMEOUT(debloat, survives_fork_exit_munmap_mremap, 120)
 {
-	long split0 = vmstat("hawkeye_debloat_thp_split");
+	long split0 = hawkeye_stat("debloat_thp_split");
 	int failed = 0, children = 0, running = 0, status;
 	double end;
 	pid_t pid;
@@ -1057,9 +1057,9 @@ TEST_F_TIMEOUT(debloat, survives_fork_exit_munmap_mremap, 120)
 		}
 	}
 	TH_LOG("%d children, %ld THPs split", children,
-	       vmstat("hawkeye_debloat_thp_split") - split0);
+	       hawkeye_stat("debloat_thp_split") - split0);
 	EXPECT_EQ(0, failed);
-	EXPECT_GT(vmstat("hawkeye_debloat_thp_split"), split0);
+	EXPECT_GT(hawkeye_stat("debloat_thp_split"), split0);
 }
 
 /*
@@ -1122,9 +1122,9 @@ TEST_F_TIMEOUT(debloat, lowers_the_bar_while_memory_stays_tight, 120)
 			fill_subpage(p, s, 6);
 	ASSERT_EQ(len >> 10, (size_t)smaps_kb(p, "AnonHugePages"));
 	EXPECT_EQ(256, sysfs_read_long(DEBLOAT "current_threshold"));
-	split0 = vmstat("hawkeye_debloat_thp_split");
-	freed0 = vmstat("hawkeye_debloat_zero_pages_freed");
-	rounds0 = vmstat("hawkeye_debloat_round");
+	split0 = hawkeye_stat("debloat_thp_split");
+	freed0 = hawkeye_stat("debloat_zero_pages_freed");
+	rounds0 = hawkeye_stat("debloat_round");
 
 	ASSERT_EQ(0, start_recovery(0));
 	EXPECT_TRUE(wait_huge_kb(p, 0, 90)) {
@@ -1135,17 +1135,17 @@ TEST_F_TIMEOUT(debloat, lowers_the_bar_while_memory_stays_tight, 120)
 	ASSERT_EQ(0, sysfs_write(DEBLOAT "enabled", "0"));
 	bar = sysfs_read_long(DEBLOAT "current_threshold");
 	TH_LOG("current_threshold %ld; split %ld, freed %ld; Rss %ld kB of %zu", bar,
-	       vmstat("hawkeye_debloat_thp_split") - split0,
-	       vmstat("hawkeye_debloat_zero_pages_freed") - freed0,
+	       hawkeye_stat("debloat_thp_split") - split0,
+	       hawkeye_stat("debloat_zero_pages_freed") - freed0,
 	       smaps_kb(p, "Rss"), len >> 10);
 	EXPECT_LE(bar, 128);
 	EXPECT_GE(bar, 32);
 	/* Each halving ended a round. */
 	for (halvings = 0; 256 >> halvings > bar; halvings++)
 		;
-	EXPECT_LE(halvings, vmstat("hawkeye_debloat_round") - rounds0);
-	EXPECT_GE(vmstat("hawkeye_debloat_thp_split") - split0, (long)(len / HPAGE_SZ));
-	EXPECT_GE(vmstat("hawkeye_debloat_zero_pages_freed") - freed0, (long)(nr / 4));
+	EXPECT_LE(halvings, hawkeye_stat("debloat_round") - rounds0);
+	EXPECT_GE(hawkeye_stat("debloat_thp_split") - split0, (long)(len / HPAGE_SZ));
+	EXPECT_GE(hawkeye_stat("debloat_zero_pages_freed") - freed0, (long)(nr / 4));
 	EXPECT_LE(smaps_kb(p, "Rss"), (long)(len >> 10) * 3 / 4 + 2048);
 
 	for (size_t s = 0; s < nr; s++) {

@@ -157,8 +157,8 @@ FIXTURE_TEARDOWN(faults)
 TEST_F_TIMEOUT(faults, failing_allocations_crash_nothing_and_unregister_no_one, 400)
 {
 	static const char *const policies[] = { "ingens", "freebsd", "hawkeye-pmu", "hawkeye-g" };
-	long register_failed = vmstat("hawkeye_promote_register_failed");
-	long promote_failed = vmstat("hawkeye_promote_failed");
+	long register_failed = hawkeye_stat("promote_register_failed");
+	long promote_failed = hawkeye_stat("promote_failed");
 	const double secs = 40;
 	pid_t pid, kept[KEPT];
 	bool aimed = false;
@@ -210,10 +210,10 @@ TEST_F_TIMEOUT(faults, failing_allocations_crash_nothing_and_unregister_no_one, 
 	ASSERT_EQ(0, sysfs_write(PROMOTE "policy", "hawkeye-g"));
 
 	TH_LOG("registrations failed: %ld, promotions failed: %ld",
-	       vmstat("hawkeye_promote_register_failed") - register_failed,
-	       vmstat("hawkeye_promote_failed") - promote_failed);
-	EXPECT_LT(register_failed, vmstat("hawkeye_promote_register_failed"));
-	EXPECT_LT(promote_failed, vmstat("hawkeye_promote_failed"));
+	       hawkeye_stat("promote_register_failed") - register_failed,
+	       hawkeye_stat("promote_failed") - promote_failed);
+	EXPECT_LT(register_failed, hawkeye_stat("promote_register_failed"));
+	EXPECT_LT(promote_failed, hawkeye_stat("promote_failed"));
 	/*
 	 * Everyone alive is sampled again, whatever failed on the way: within
 	 * 90 s in all (a sample pass takes a second or two in the KASAN guest;

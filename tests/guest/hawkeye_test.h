@@ -172,6 +172,15 @@ static inline long vmstat(const char *name)
 	return keyed_value("/proc/vmstat", name, ' ');
 }
 
+/* One of HawkEye's counters, /sys/kernel/mm/hawkeye/stats/<name>, or -1. */
+static inline long hawkeye_stat(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/kernel/mm/hawkeye/stats/%s", name);
+	return sysfs_read_long(path);
+}
+
 /* A field (in kB) of /proc/meminfo, or -1. */
 static inline long meminfo_kb(const char *field)
 {

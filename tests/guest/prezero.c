@@ -159,10 +159,10 @@ static int pin_to(int cpu)
 	return sched_setaffinity(0, sizeof(set), &set);
 }
 
-/* A counter: a /proc/vmstat item, or a file (an mTHP size's stats). */
+/* A counter: one of HawkEye's, or a file (an mTHP size's stats). */
 static long counter(const char *name)
 {
-	return name[0] == '/' ? sysfs_read_long(name) : vmstat(name);
+	return name[0] == '/' ? sysfs_read_long(name) : hawkeye_stat(name);
 }
 
 static void prezeroed_faults(struct __test_metadata *_metadata, const char *thp,
@@ -200,10 +200,10 @@ static void prezeroed_faults(struct __test_metadata *_metadata, const char *thp,
 		 * of earlier tests may fill the rest of the node.
 		 */
 		dirty_and_free_on(0, pool_len + 64 * MB);
-		zeroings = vmstat("hawkeye_prezero_pages");
+		zeroings = hawkeye_stat("prezero_pages");
 		ASSERT_TRUE(wait_zeroed(0, pool_len / MB, 120)) {
 			TH_LOG("round %d: only %ld pages pre-zeroed on node 0 (%ld zeroed on all nodes meanwhile)",
-			       round, node_zeroed(0), vmstat("hawkeye_prezero_pages") - zeroings);
+			       round, node_zeroed(0), hawkeye_stat("prezero_pages") - zeroings);
 			log_movable_free(_metadata, 0);
 		}
 		pool = node_zeroed(0);
@@ -229,15 +229,15 @@ static void prezeroed_faults(struct __test_metadata *_metadata, const char *thp,
 
 TEST_F_TIMEOUT(prezero, thp_faults_take_prezeroed_memory_and_read_zero, 600)
 {
-	prezeroed_faults(_metadata, "always", "hawkeye_fault_prezeroed_2m",
-			 "hawkeye_fault_sync_zero_2m", 128 * MB);
-	EXPECT_GT(vmstat("hawkeye_prezero_pages"), 0);
+	prezeroed_faults(_metadata, "always", "fault_prezeroed_2m",
+			 "fault_sync_zero_2m", 128 * MB);
+	EXPECT_GT(hawkeye_stat("prezero_pages"), 0);
 }
 
 TEST_F_TIMEOUT(prezero, base_page_faults_take_prezeroed_memory_and_read_zero, 600)
 {
-	prezeroed_faults(_metadata, "never", "hawkeye_fault_prezeroed_4k",
-			 "hawkeye_fault_sync_zero_4k", 64 * MB);
+	prezeroed_faults(_metadata, "never", "fault_prezeroed_4k",
+			 "fault_sync_zero_4k", 64 * MB);
 }
 
 /*
@@ -273,7 +273,7 @@ TEST_F_TIMEOUT(prezero, mthp_faults_take_prezeroed_memory_and_read_zero, 900)
  * The thread serves the sizes in use. Free memory is left in 64 KB holes
  * (most of it faulted as 64 KB folios, every other one freed): with no
  * mTHP size enabled the thread zeroes no block below 2 MB; with 64 KB
- * enabled it zeroes the holes too (hawkeye_prezero_mthp_pages), and 64 KB
+ * enabled it zeroes the holes too (prezero_mthp_pages), and 64 KB
  * faults take pre-zeroed memory and read zero.
  */
 TEST_F_TIMEOUT(prezero, fragmented_memory_is_zeroed_for_mthp_sizes, 600)
@@ -304,18 +304,18 @@ TEST_F_TIMEOUT(prezero, fragmented_memory_is_zeroed_for_mthp_sizes, 600)
 	ASSERT_EQ(0, write_file(MTHP(64, "enabled"), "never"));
 
 	/* No mTHP size enabled: blocks of 2 MB and up only. */
-	mthp0 = vmstat("hawkeye_prezero_mthp_pages");
+	mthp0 = hawkeye_stat("prezero_mthp_pages");
 	ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "1"));
 	sleep(2);
 	wait_two_pools_full(60);
-	EXPECT_EQ(mthp0, vmstat("hawkeye_prezero_mthp_pages"));
+	EXPECT_EQ(mthp0, hawkeye_stat("prezero_mthp_pages"));
 	zeroed = vmstat("nr_free_zeroed");
 
 	/* 64 KB enabled: the holes too (some merged with a freed buddy). */
 	ASSERT_EQ(0, write_file(MTHP(64, "enabled"), "always"));
 	sleep(2);
 	wait_two_pools_full(120);
-	mthp = vmstat("hawkeye_prezero_mthp_pages") - mthp0;
+	mthp = hawkeye_stat("prezero_mthp_pages") - mthp0;
 	TH_LOG("%zu MB in 64 KB holes: %ld MB zeroed in blocks below 2 MB, pool %ld -> %ld MB",
 	       len / 2 / MB, mthp * PAGE_SZ / MB, zeroed * PAGE_SZ / MB,
 	       vmstat("nr_free_zeroed") * PAGE_SZ / MB);
@@ -335,9 +335,9 @@ TEST_F_TIMEOUT(prezero, fragmented_memory_is_zeroed_for_mthp_sizes, 600)
 TEST_F_TIMEOUT(prezero, off_means_no_counter_moves, 600)
 {
 	static const char *const counters[] = {
-		"hawkeye_prezero_pages", "hawkeye_fault_prezeroed_4k",
-		"hawkeye_fault_sync_zero_4k", "hawkeye_fault_prezeroed_2m",
-		"hawkeye_fault_sync_zero_2m",
+		"prezero_pages", "fault_prezeroed_4k",
+		"fault_sync_zero_4k", "fault_prezeroed_2m",
+		"fault_sync_zero_2m",
 	};
 	long before[5];
 	char *p;
@@ -408,10 +408,10 @@ TEST_F_TIMEOUT(prezero, rate_limit_is_observed, 600)
 	/* The paper's fixed rate: paced, idle CPUs would lift it. */
 	ASSERT_EQ(0, sysfs_write(PREZERO "paced", "0"));
 	ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "1"));
-	z0 = vmstat("hawkeye_prezero_pages");
+	z0 = hawkeye_stat("prezero_pages");
 	t0 = now_s();
 	sleep(4);
-	pages = vmstat("hawkeye_prezero_pages") - z0;
+	pages = hawkeye_stat("prezero_pages") - z0;
 	secs = now_s() - t0;
 	TH_LOG("zeroed %ld pages in %.2f s at rate %ld: %.0f pages/s", pages, secs, rate,
 	       pages / secs);
@@ -518,13 +518,13 @@ TEST_F_TIMEOUT(prezero, one_thread_per_node_zeroes_its_node, 600)
  */
 static long zeroed_in(double secs, long *backoffs, double *took)
 {
-	long z0 = vmstat("hawkeye_prezero_pages"), b0 = vmstat("hawkeye_prezero_backoff");
+	long z0 = hawkeye_stat("prezero_pages"), b0 = hawkeye_stat("prezero_backoff");
 	double t0 = now_s();
 
 	sleep_ms(secs * 1000);
 	*took = now_s() - t0;
-	*backoffs = vmstat("hawkeye_prezero_backoff") - b0;
-	return vmstat("hawkeye_prezero_pages") - z0;
+	*backoffs = hawkeye_stat("prezero_backoff") - b0;
+	return hawkeye_stat("prezero_pages") - z0;
 }
 
 /* A busy loop on @cpu at normal priority, until killed. */
@@ -639,12 +639,12 @@ TEST_F_TIMEOUT(prezero, paced_fault_wakes_the_idle_thread, 300)
 		ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "1"));
 		zerod0 = kthread_pid("hawkeye_zerod0");
 		ASSERT_LT(0, zerod0);
-		w0 = vmstat("hawkeye_prezero_woken");
-		pre0 = vmstat("hawkeye_fault_prezeroed_4k");
+		w0 = hawkeye_stat("prezero_woken");
+		pre0 = hawkeye_stat("fault_prezeroed_4k");
 		for (burst = 0; burst < (paced ? 5 : 3); burst++) {
 			char *p;
 
-			if (paced && vmstat("hawkeye_prezero_woken") > w0)
+			if (paced && hawkeye_stat("prezero_woken") > w0)
 				break;
 			ASSERT_TRUE(wait_zeroed(0, 4, 60));
 			for (int t = 0; t < 6000 && !sleeping(zerod0); t++)
@@ -658,8 +658,8 @@ TEST_F_TIMEOUT(prezero, paced_fault_wakes_the_idle_thread, 300)
 			EXPECT_EQ(0, fault_and_check(p, len));
 			munmap(p, len);
 		}
-		pre = vmstat("hawkeye_fault_prezeroed_4k") - pre0;
-		woken[paced] = vmstat("hawkeye_prezero_woken") - w0;
+		pre = hawkeye_stat("fault_prezeroed_4k") - pre0;
+		woken[paced] = hawkeye_stat("prezero_woken") - w0;
 		TH_LOG("paced %d: %d bursts, pool %ld pages, %ld of %zu faults pre-zeroed, thread woken %ld times",
 		       paced, burst, pool, pre, burst * len / PAGE_SZ, woken[paced]);
 		EXPECT_LT(0, pre);
@@ -686,11 +686,11 @@ TEST_F_TIMEOUT(prezero, paced_zeroing_keeps_to_its_rates, 300)
 	ASSERT_EQ(0, sysfs_write_long(PREZERO "idle_rate", rate));
 	/* Most of free memory unzeroed: a free drops the marks. */
 	dirty_and_free((size_t)meminfo_kb("MemFree") * 1024 / 10 * 7);
-	done = vmstat("hawkeye_prezero_pages");
+	done = hawkeye_stat("prezero_pages");
 	t0 = now_s();
 	ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "1"));
 	sleep(3);
-	done = vmstat("hawkeye_prezero_pages") - done;
+	done = hawkeye_stat("prezero_pages") - done;
 	t = now_s() - t0;
 	ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "0"));
 	TH_LOG("%ld pages zeroed in %.2f s at a rate of %ld on each of %d nodes",

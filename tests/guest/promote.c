@@ -887,7 +887,7 @@ TEST_F_TIMEOUT(promote, exit_munmap_mremap_fork_and_switches_lose_nothing, 300)
 		kill(kids[i], SIGKILL);
 		waitpid(kids[i], NULL, 0);
 	}
-	EXPECT_GT(vmstat("hawkeye_promote_sampled"), 0);
+	EXPECT_GT(hawkeye_stat("promote_sampled"), 0);
 }
 
 TEST_F_TIMEOUT(promote, proc_pid_hawkeye_is_consistent, 120)
@@ -1048,7 +1048,7 @@ TEST_F_TIMEOUT(promote, best_size_follows_the_use, 120)
  */
 TEST_F_TIMEOUT(promote, best_size_leaves_smaller_regions_alone, 180)
 {
-	long smaller = vmstat("hawkeye_promote_smaller"), samples;
+	long smaller = hawkeye_stat("promote_smaller"), samples;
 	double end = now_s() + 120;
 	pid_t pid;
 
@@ -1063,10 +1063,10 @@ TEST_F_TIMEOUT(promote, best_size_leaves_smaller_regions_alone, 180)
 		sleep_ms(100);
 	EXPECT_EQ(2048, rollup_kb(pid, "AnonHugePages"));
 	/* Regions 1 to 3 at each of those samples at least. */
-	EXPECT_GE(vmstat("hawkeye_promote_smaller") - smaller, 9);
+	EXPECT_GE(hawkeye_stat("promote_smaller") - smaller, 9);
 	TH_LOG("best_size 1: AnonHugePages %ld kB, %ld samples left a region out",
 	       rollup_kb(pid, "AnonHugePages"),
-	       vmstat("hawkeye_promote_smaller") - smaller);
+	       hawkeye_stat("promote_smaller") - smaller);
 
 	/* Regions 1 and 2 at least (khugepaged's rules may refuse 3, unused). */
 	ASSERT_EQ(0, sysfs_write(PROMOTE "best_size", "0"));

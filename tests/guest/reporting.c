@@ -73,9 +73,9 @@ TEST_F_TIMEOUT(reporting, prezero_settles_beside_free_page_reporting, 180)
 	long total = meminfo_kb("MemTotal") / 4, before, after;
 
 	churn(30);
-	before = vmstat("hawkeye_prezero_pages");
+	before = hawkeye_stat("prezero_pages");
 	churn(30);
-	after = vmstat("hawkeye_prezero_pages");
+	after = hawkeye_stat("prezero_pages");
 	TH_LOG("zeroed in 30 s after settling: %ld pages (%ld MB; memory %ld MB), %ld zeroed free now",
 	       after - before, (after - before) / 256, total / 256, vmstat("nr_free_zeroed"));
 	/* 60 MB were freed by the workload; allow for 4x that. */
@@ -249,14 +249,14 @@ TEST_F_TIMEOUT(reporting, the_pool_fills_from_reported_blocks, 420)
 	/* At most 4 MB a block. */
 	unreported = (free_huge_blocks() - reported_blocks()) * (2 * HPAGE_SZ / PAGE_SZ);
 	pool0 = vmstat("nr_free_zeroed");
-	taken0 = vmstat("hawkeye_prezero_reported_pages");
-	zeroed0 = vmstat("hawkeye_prezero_pages");
+	taken0 = hawkeye_stat("prezero_reported_pages");
+	zeroed0 = hawkeye_stat("prezero_pages");
 	ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "1"));
 	for (double end = now_s() + 240; (pool < quarter * 9 / 10 || !taken) && now_s() < end;) {
 		sleep_ms(100);
 		pool = vmstat("nr_free_zeroed");
-		taken = vmstat("hawkeye_prezero_reported_pages") - taken0;
-		zeroed = vmstat("hawkeye_prezero_pages") - zeroed0;
+		taken = hawkeye_stat("prezero_reported_pages") - taken0;
+		zeroed = hawkeye_stat("prezero_pages") - zeroed0;
 	}
 	TH_LOG("freed %zu MB, all but %ld MB reported: a pool of %ld MB, %ld MB of it reported (target %ld MB)",
 	       len / MB, unreported * PAGE_SZ / MB, pool * PAGE_SZ / MB, taken * PAGE_SZ / MB,

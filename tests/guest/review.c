@@ -441,7 +441,7 @@ static int debloat_slow_round(void)
 static bool debloat_scanning(long from, long n)
 {
 	for (int i = 0; i < 300; i++) {
-		if (vmstat("hawkeye_debloat_thp_scanned") >= from + n)
+		if (hawkeye_stat("debloat_thp_scanned") >= from + n)
 			return true;
 		sleep_ms(100);
 	}
@@ -470,7 +470,7 @@ TEST_F_TIMEOUT(review, debloat_keeps_no_killed_process_alive, 180)
 	a = map_dense_thp(a_len);
 	ASSERT_NE(NULL, a);
 	EXPECT_GT(smaps_kb(a, "AnonHugePages"), (long)(a_len / 1024 / 2));
-	scanned0 = vmstat("hawkeye_debloat_thp_scanned");
+	scanned0 = hawkeye_stat("debloat_thp_scanned");
 	ASSERT_EQ(0, debloat_slow_round());
 	/* Mid-round: the round took its processes a while ago. */
 	ASSERT_TRUE(debloat_scanning(scanned0, 20));
@@ -531,7 +531,7 @@ TEST_F_TIMEOUT(review, freezer_freezes_recovery_mid_round, 180)
 	ASSERT_EQ(0, sysfs_write(THP_SYSFS "defrag", "always"));
 	a = map_dense_thp(len);
 	ASSERT_NE(NULL, a);
-	scanned0 = vmstat("hawkeye_debloat_thp_scanned");
+	scanned0 = hawkeye_stat("debloat_thp_scanned");
 	ASSERT_EQ(0, debloat_slow_round());
 	ASSERT_TRUE(debloat_scanning(scanned0, 20));
 
@@ -898,6 +898,45 @@ TEST_F_TIMEOUT(review, page_idle_sees_accesses_hawkeye_sampled, 120)
 }
 
 /*
+ * HawkEye's counters are read-only files of stats/. Those memory.stat
+ * reports per cgroup are vm events too, with the same count; the others
+ * are not in /proc/vmstat.
+ */
+TEST_F(review, counters_are_stats_files_memcg_ones_vm_events_too)
+{
+	static const char *const vm_events[] = {
+		"debloat_thp_split", "debloat_zero_pages_freed", "debloat_deferred_split",
+		"debloat_round", "promote_success", "memcg_huge_capped", "memcg_collapse_capped",
+	};
+	static const char *const own[] = {
+		"prezero_pages", "prezero_wasted", "fault_prezeroed_2m", "fault_sync_zero_4k",
+		"debloat_thp_scanned", "debloat_mthp_split", "promote_sampled", "promote_failed",
+	};
+	char name[64];
+
+	for (size_t i = 0; i < sizeof(vm_events) / sizeof(vm_events[0]); i++) {
+		long before, stat, after;
+
+		snprintf(name, sizeof(name), "hawkeye_%s", vm_events[i]);
+		before = vmstat(name);
+		stat = hawkeye_stat(vm_events[i]);
+		after = vmstat(name);
+		ASSERT_LE(0, before) TH_LOG("%s not in /proc/vmstat", name);
+		EXPECT_LE(before, stat) TH_LOG("%s: %ld in stats/, %ld in /proc/vmstat", name, stat, before);
+		EXPECT_LE(stat, after) TH_LOG("%s: %ld in stats/, %ld in /proc/vmstat", name, stat, after);
+	}
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
+		char path[128];
+
+		snprintf(name, sizeof(name), "hawkeye_%s", own[i]);
+		snprintf(path, sizeof(path), "/sys/kernel/mm/hawkeye/stats/%s", own[i]);
+		EXPECT_LE(0, hawkeye_stat(own[i])) TH_LOG("no stats/%s", own[i]);
+		EXPECT_EQ(-1, vmstat(name)) TH_LOG("%s is in /proc/vmstat", name);
+		EXPECT_NE(0, write_file(path, "0")) TH_LOG("stats/%s took a write", own[i]);
+	}
+}
+
+/*
  * (d): at rate 1 the zeroing thread owes 512 s for its first 2 MB block;
  * rate 0 (no limit) must take effect at once, not after that sleep.
  */
@@ -908,16 +947,16 @@ TEST_F_TIMEOUT(review, prezero_rate_change_wakes_the_thread, 60)
 	dirty_and_free_on(-1, 256 * MB);
 	ASSERT_EQ(0, sysfs_write(PREZERO "rate", "1"));
 	ASSERT_EQ(0, sysfs_write(PREZERO "paced", "0"));	/* idle CPUs would lift rate 1 */
-	start = vmstat("hawkeye_prezero_pages");
+	start = hawkeye_stat("prezero_pages");
 	ASSERT_EQ(0, sysfs_write(PREZERO "enabled", "1"));
 	for (int i = 0; i < 50 && now < start + 512; i++, sleep_ms(100))
-		now = vmstat("hawkeye_prezero_pages");
+		now = hawkeye_stat("prezero_pages");
 	ASSERT_GE(now, start + 512);
 	sleep_ms(500);
-	start = vmstat("hawkeye_prezero_pages");
+	start = hawkeye_stat("prezero_pages");
 	ASSERT_EQ(0, sysfs_write(PREZERO "rate", "0"));
 	for (int i = 0; i < 30 && now < start + 4096; i++, sleep_ms(100))
-		now = vmstat("hawkeye_prezero_pages");
+		now = hawkeye_stat("prezero_pages");
 	EXPECT_GE(now, start + 4096) TH_LOG("%ld pages zeroed in 3 s at rate 0",
 					     now - start);
 }
@@ -927,7 +966,7 @@ TEST_F_TIMEOUT(review, prezero_rate_change_wakes_the_thread, 60)
  * of pre-zeroed pages; page cache allocations on that CPU, which need no
  * zeroed memory, must leave them to the faults while unzeroed memory is
  * free (the pool is capped at 128 MB). In a one-node guest they did
- * (hawkeye_prezero_wasted stayed 0: they take the heads of the lists,
+ * (prezero_wasted stayed 0: they take the heads of the lists,
  * where unzeroed pages are); in the two-node guest, with larger per-cpu
  * lists, they ate the batches once its unzeroed head was gone (2247 of
  * 4096), until such an allocation learnt to refill the list instead.
@@ -960,17 +999,17 @@ TEST_F_TIMEOUT(review, page_cache_leaves_prezeroed_pages_alone, 180)
 	ASSERT_NE(MAP_FAILED, anon);
 	ASSERT_EQ(0, madvise(anon, pages * PAGE_SZ, MADV_NOHUGEPAGE));
 	memset(buf, 1, sizeof(buf));
-	wasted = vmstat("hawkeye_prezero_wasted");
-	ASSERT_LE(0, wasted) TH_LOG("no hawkeye_prezero_wasted in /proc/vmstat");
-	pre = vmstat("hawkeye_fault_prezeroed_4k");
+	wasted = hawkeye_stat("prezero_wasted");
+	ASSERT_LE(0, wasted) TH_LOG("no prezero_wasted in /proc/vmstat");
+	pre = hawkeye_stat("fault_prezeroed_4k");
 	/* One fault, then more page cache than the fault's refill brought. */
 	for (long i = 0; i < pages; i++) {
 		if (i % 8 == 0)
 			anon[i / 8 * PAGE_SZ] = 1;
 		ASSERT_EQ(PAGE_SZ, pwrite(fd, buf, PAGE_SZ, i * PAGE_SZ));
 	}
-	wasted = vmstat("hawkeye_prezero_wasted") - wasted;
-	pre = vmstat("hawkeye_fault_prezeroed_4k") - pre;
+	wasted = hawkeye_stat("prezero_wasted") - wasted;
+	pre = hawkeye_stat("fault_prezeroed_4k") - pre;
 	TH_LOG("%ld of %ld faults pre-zeroed; %ld of %ld page cache pages were pre-zeroed ones",
 	       pre, pages / 8, wasted, pages);
 	EXPECT_GT(pre, pages / 8 / 2);
@@ -1004,14 +1043,14 @@ TEST_F_TIMEOUT(review, registration_failed_at_fork_is_retried, 120)
 	 * khugepaged and HawkEye (__khugepaged_enter()), and fails to.
 	 */
 	ASSERT_EQ(0, failslab_aim("__khugepaged_enter"));
-	failed = vmstat("hawkeye_promote_register_failed");
+	failed = hawkeye_stat("promote_register_failed");
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid)
 		for (;;)
 			for (size_t i = 0; i < 4 * MB; i += PAGE_SZ)
 				p[i]++;
-	EXPECT_GT(vmstat("hawkeye_promote_register_failed"), failed);
+	EXPECT_GT(hawkeye_stat("promote_register_failed"), failed);
 	/* The thread's own registration is not aimed at: it takes the child. */
 	EXPECT_GE(wait_samples(pid, 10), 1);
 	failslab_aim(NULL);

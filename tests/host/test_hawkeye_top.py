@@ -61,6 +61,11 @@ def add_proc(root, pid, comm, hawkeye, huge_kb=0, ticks=(0, 0), flags=USER_FLAGS
     )
 
 
+def write_stats(root, **counters):
+    for k, v in counters.items():
+        write(root, f"sys/kernel/mm/hawkeye/stats/{k}", f"{v}\n")
+
+
 @pytest.fixture
 def fake(tmp_path):
     r = str(tmp_path)
@@ -92,14 +97,24 @@ def fake(tmp_path):
     write(r, "proc/sys/kernel/osrelease", "6.12.117-hawkeye\n")
     write(r, "proc/cmdline", "console=ttyS0 hawkeye_prezero=1 hawkeye_promote=hawkeye-g quiet\n")
     write(r, "proc/uptime", "3725.5 100.0\n")
+    # The vm events among HawkEye's counters are in both places.
     write(
         r,
         "proc/vmstat",
         "nr_free_pages 100000\nnr_free_zeroed 51200\nthp_fault_alloc 12\n"
-        "hawkeye_prezero_pages 300000\nhawkeye_fault_prezeroed_2m 10\nhawkeye_fault_sync_zero_2m 2\n"
-        "hawkeye_debloat_thp_scanned 40\nhawkeye_debloat_thp_split 3\n"
-        "hawkeye_promote_sampled 500\nhawkeye_promote_success 32\nhawkeye_promote_failed 1\n"
-        "hawkeye_pmu_new_counter 9\npgfault 77\n",
+        "hawkeye_debloat_thp_split 3\nhawkeye_promote_success 32\npgfault 77\n",
+    )
+    write_stats(
+        r,
+        prezero_pages=300000,
+        fault_prezeroed_2m=10,
+        fault_sync_zero_2m=2,
+        debloat_thp_scanned=40,
+        debloat_thp_split=3,
+        promote_sampled=500,
+        promote_success=32,
+        promote_failed=1,
+        pmu_new_counter=9,
     )
     write(
         r,
@@ -163,7 +178,7 @@ def test_json_snapshot(fake):
     assert list(s["knobs"]) == ["promote", "prezero", "debloat"]
     assert s["knobs"]["debloat"]["current_threshold"] == 128
     assert s["vmstat"]["nr_free_zeroed"] == 51200
-    assert s["vmstat"]["hawkeye_pmu_new_counter"] == 9  # every hawkeye_* counter
+    assert s["vmstat"]["hawkeye_pmu_new_counter"] == 9  # every counter of stats/
     assert "pgfault" not in s["vmstat"] and "nr_free_pages" not in s["vmstat"]
     m = s["memory"]
     assert m["in_use_pct"] == 90.0 and m["high_pct"] == 85 and m["low_pct"] == 70
@@ -221,11 +236,8 @@ def test_no_processes_and_missing_groups(tmp_path):
 
 def test_watch_rates(fake):
     s1 = top.snapshot(fake)
-    write(
-        fake,
-        "proc/vmstat",
-        "nr_free_zeroed 51200\nhawkeye_prezero_pages 302560\n" "hawkeye_promote_success 36\n",
-    )
+    write(fake, "proc/vmstat", "nr_free_zeroed 51200\nhawkeye_promote_success 36\n")
+    write_stats(fake, prezero_pages=302560, promote_success=36)
     write(fake, "proc/100/hawkeye", hawkeye_file([96] + [0] * 9, overhead=100, promotions=36))
     s2 = top.snapshot(fake)
     s2["time"] = s1["time"] + 2.0

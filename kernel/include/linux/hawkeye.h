@@ -4,10 +4,10 @@
  *
  * The hooks the core mm calls. Each is a no-op when CONFIG_HAWKEYE is off.
  * Built in but disabled, the fault path's cost a static branch (the
- * allocator's, in mm/hawkeye/zeroed.h, a page flag test too). khugepaged calls hawkeye_promote_enter() and
- * hawkeye_promote_exit() once per process: out of line, they return after
- * a load or two under policy linux. hawkeye_proc_show() runs when
- * /proc/<pid>/hawkeye is read.
+ * allocator's, in mm/hawkeye/zeroed.h, a page flag test too). khugepaged
+ * calls hawkeye_promote_enter() and hawkeye_promote_exit() once per
+ * process: out of line, they return after a load or two under policy
+ * linux. hawkeye_proc_open() runs when /proc/<pid>/hawkeye is opened.
  */
 #ifndef _LINUX_HAWKEYE_H
 #define _LINUX_HAWKEYE_H
@@ -19,7 +19,8 @@
 #include <linux/page-flags.h>
 
 struct mem_cgroup;
-struct seq_file;
+struct file;
+struct inode;
 struct vm_fault;
 
 #ifdef CONFIG_HAWKEYE
@@ -193,7 +194,8 @@ static inline bool hawkeye_promote_enabled(void)
 
 void hawkeye_promote_enter(struct mm_struct *mm);
 void hawkeye_promote_exit(struct mm_struct *mm);
-void hawkeye_proc_show(struct seq_file *m, struct mm_struct *mm);
+int hawkeye_proc_open(struct file *file, struct mm_struct *mm);
+int hawkeye_proc_release(struct inode *inode, struct file *file);
 
 #else /* !CONFIG_HAWKEYE */
 

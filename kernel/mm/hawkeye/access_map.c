@@ -569,9 +569,9 @@ static void map_count_region(struct vm_area_struct *vma, unsigned long addr,
 	map_place(hm, r, ema, best, fresh);
 	r->pass = w->pass;
 	if (r->smaller)
-		count_vm_event(HAWKEYE_PROMOTE_SMALLER);
+		hawkeye_stat_inc(HAWKEYE_STAT_PROMOTE_SMALLER);
 	mutex_unlock(&hm->lock);
-	count_vm_event(HAWKEYE_PROMOTE_SAMPLED);
+	hawkeye_stat_inc(HAWKEYE_STAT_PROMOTE_SAMPLED);
 	trace_hawkeye_sample(w->pid, addr, coverage, populated, ema, r->bucket);
 }
 

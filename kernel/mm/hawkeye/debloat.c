@@ -238,13 +238,13 @@ static bool debloat_wanted_in(struct mem_cgroup *memcg, bool active)
 					     memcg_page_state(memcg, NR_ANON_THPS),
 					     jiffies),
 			   total, false, false, high, low)) {
-		count_vm_event(HAWKEYE_DEBLOAT_MEMCG_AHEAD);
+		hawkeye_stat_inc(HAWKEYE_STAT_DEBLOAT_MEMCG_AHEAD);
 		return true;
 	}
 #endif
 	pressure = !active && debloat_pressure(memcg);
 	if (pressure && debloat_wanted(in_use, total, false, true, high, low)) {
-		count_vm_event(HAWKEYE_DEBLOAT_PSI_START);
+		hawkeye_stat_inc(HAWKEYE_STAT_DEBLOAT_PSI_START);
 		return true;
 	}
 	return false;
@@ -438,7 +438,7 @@ static int debloat_split(struct mm_walk *walk, struct folio *folio,
 		count_memcg_folio_events(folio, HAWKEYE_DEBLOAT_THP_SPLIT, 1);
 		count_vm_event(HAWKEYE_DEBLOAT_THP_SPLIT);
 	} else {
-		count_vm_event(HAWKEYE_DEBLOAT_MTHP_SPLIT);
+		hawkeye_stat_inc(HAWKEYE_STAT_DEBLOAT_MTHP_SPLIT);
 	}
 	return order;
 }
@@ -635,7 +635,7 @@ static int debloat_scan_pmd(pmd_t *pmd, unsigned long addr,
 		to = debloat_examine(walk, pmd, folio, addr, dw->dom->bar,
 				     orders);
 		folio_put(folio);
-		count_vm_event(HAWKEYE_DEBLOAT_THP_SCANNED);
+		hawkeye_stat_inc(HAWKEYE_STAT_DEBLOAT_THP_SCANNED);
 		/* Split to mTHPs: their turn, the caller's reference dropped. */
 		if (to > 0)
 			debloat_break_down(walk, pmd, addr, end, orders);
@@ -644,7 +644,7 @@ static int debloat_scan_pmd(pmd_t *pmd, unsigned long addr,
 		/* No THP, and no mTHP examined. */
 		return 0;
 	}
-	count_vm_events(HAWKEYE_DEBLOAT_BYTES_READ, dw->bytes);
+	hawkeye_stat_add(HAWKEYE_STAT_DEBLOAT_BYTES_READ, dw->bytes);
 
 	dw->next = end;
 	/* Batch done: the caller drops mmap_lock and keeps to the rate. */
@@ -886,7 +886,7 @@ static bool debloat_episode(struct mem_cgroup *memcg, bool *active,
 		WRITE_ONCE(*bar, threshold);
 		WRITE_ONCE(*active, true);
 		if (memcg)
-			count_vm_event(HAWKEYE_DEBLOAT_MEMCG_EPISODE);
+			hawkeye_stat_inc(HAWKEYE_STAT_DEBLOAT_MEMCG_EPISODE);
 	}
 	dom.bar = READ_ONCE(*bar);
 	more = debloat_round(&dom);
@@ -1207,7 +1207,7 @@ static void debloat_split_piece(struct page *page, unsigned int bar,
 							     folio_order(folio)),
 				    &bytes))
 		split_folio(folio);
-	count_vm_events(HAWKEYE_DEBLOAT_BYTES_READ, bytes);
+	hawkeye_stat_add(HAWKEYE_STAT_DEBLOAT_BYTES_READ, bytes);
 	if (!locked) {
 		folio_unlock(folio);
 		folio_put(folio);

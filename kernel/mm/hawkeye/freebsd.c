@@ -239,7 +239,7 @@ static vm_fault_t reserve_fault(struct vm_fault *vmf)
 		set_pte_at(mm, addr, pte + idx, reserve_mk_pte(vma, page));
 		update_mmu_cache_range(vmf, vma, addr, pte + idx, 1);
 		pte_unmap_unlock(pte, vmf->ptl);
-		count_vm_event(HAWKEYE_FREEBSD_RESERVE_PAGES);
+		hawkeye_stat_inc(HAWKEYE_STAT_FREEBSD_RESERVE_PAGES);
 		if (mapped + 1 == HPAGE_PMD_NR)
 			reserve_queue_promote(mm, haddr);
 		return 0;
@@ -255,12 +255,12 @@ static vm_fault_t reserve_fault(struct vm_fault *vmf)
 	gfp = vma_thp_gfp_mask(vma);
 	folio = vma_alloc_folio(gfp, HPAGE_PMD_ORDER, vma, haddr, true);
 	if (!folio) {
-		count_vm_event(HAWKEYE_FREEBSD_RESERVE_FAILED);
+		hawkeye_stat_inc(HAWKEYE_STAT_FREEBSD_RESERVE_FAILED);
 		return VM_FAULT_FALLBACK;
 	}
 	if (mem_cgroup_charge(folio, mm, gfp)) {
 		folio_put(folio);
-		count_vm_event(HAWKEYE_FREEBSD_RESERVE_FAILED);
+		hawkeye_stat_inc(HAWKEYE_STAT_FREEBSD_RESERVE_FAILED);
 		return VM_FAULT_FALLBACK;
 	}
 	folio_throttle_swaprate(folio, gfp);
@@ -297,8 +297,8 @@ static vm_fault_t reserve_fault(struct vm_fault *vmf)
 	set_pte_at(mm, addr, pte + idx, reserve_mk_pte(vma, page));
 	update_mmu_cache_range(vmf, vma, addr, pte + idx, 1);
 	pte_unmap_unlock(pte, vmf->ptl);
-	count_vm_event(HAWKEYE_FREEBSD_RESERVE);
-	count_vm_event(HAWKEYE_FREEBSD_RESERVE_PAGES);
+	hawkeye_stat_inc(HAWKEYE_STAT_FREEBSD_RESERVE);
+	hawkeye_stat_inc(HAWKEYE_STAT_FREEBSD_RESERVE_PAGES);
 	return 0;
 }
 
@@ -434,7 +434,7 @@ static int reserve_promote(struct mm_struct *mm, unsigned long haddr)
 	update_mmu_cache_pmd(vma, haddr, pmd);
 	spin_unlock(pmd_ptl);
 	folio_set_fully_mapped(folio);
-	count_vm_event(HAWKEYE_FREEBSD_PROMOTE_INPLACE);
+	hawkeye_stat_inc(HAWKEYE_STAT_FREEBSD_PROMOTE_INPLACE);
 	ret = 0;
 	goto unlock;
 

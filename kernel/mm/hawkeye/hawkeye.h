@@ -15,7 +15,7 @@
  *   ingens.c      the ingens policy, and the sampling freebsd shares
  *   freebsd.c     the freebsd policy: 2 MB reservations
  *                 (both with CONFIG_HAWKEYE_BASELINES)
- *   sysfs.c       /sys/kernel/mm/hawkeye/: the knob table
+ *   sysfs.c       /sys/kernel/mm/hawkeye/: the knob table, the counters
  *   proc.c        /proc/<pid>/hawkeye, from each mechanism's part
  */
 #ifndef _MM_HAWKEYE_HAWKEYE_H
@@ -27,12 +27,66 @@
 #include <linux/mm_types.h>
 #include <linux/mutex.h>
 #include <linux/page_idle.h>
+#include <linux/percpu.h>
 #include <linux/refcount.h>
 #include <linux/types.h>
 #include <linux/xarray.h>
 
 struct seq_file;
 struct vm_fault;
+
+/*
+ * HawkEye's event counters, /sys/kernel/mm/hawkeye/stats/<name> (the names
+ * are in sysfs.c). Those memory.stat reports per cgroup are vm events
+ * instead (HAWKEYE_* in vm_event_item.h): memcg counts nothing else.
+ */
+enum hawkeye_stat_item {
+	HAWKEYE_STAT_PREZERO_PAGES,	/* zeroed by the background thread */
+	HAWKEYE_STAT_PREZERO_WASTED,	/* ... taken by allocations not needing it */
+	HAWKEYE_STAT_PREZERO_MTHP_PAGES, /* ... in blocks below 2 MB, for mTHPs */
+	HAWKEYE_STAT_PREZERO_REPORTED_PAGES, /* ... in blocks free page reporting had reported */
+	HAWKEYE_STAT_PREZERO_BACKOFF,	/* ... blocks after which it yielded */
+	HAWKEYE_STAT_PREZERO_WOKEN,	/* ... thread woken by a fault */
+	HAWKEYE_STAT_FAULT_PREZEROED_4K, /* user pages handed out pre-zeroed */
+	HAWKEYE_STAT_FAULT_SYNC_ZERO_4K, /* ... and zeroed at allocation */
+	HAWKEYE_STAT_FAULT_PREZEROED_2M,
+	HAWKEYE_STAT_FAULT_SYNC_ZERO_2M,
+	HAWKEYE_STAT_DEBLOAT_THP_SCANNED, /* bloat recovery: THPs examined */
+	HAWKEYE_STAT_DEBLOAT_BYTES_READ, /* ... bytes read while examining */
+	HAWKEYE_STAT_DEBLOAT_PSI_START,	/* ... episodes PSI started early */
+	HAWKEYE_STAT_DEBLOAT_MEMCG_AHEAD, /* ... cgroup episodes started by the trend */
+	HAWKEYE_STAT_DEBLOAT_MEMCG_EPISODE, /* ... episodes inside a cgroup */
+	HAWKEYE_STAT_DEBLOAT_MTHP_SPLIT, /* mTHPs (below 2 MB) split by recovery */
+	HAWKEYE_STAT_PROMOTE_SAMPLED,	/* promotion: regions sampled */
+	HAWKEYE_STAT_PROMOTE_FAILED,	/* ... not collapsed */
+	HAWKEYE_STAT_PROMOTE_REGISTER_FAILED, /* ... process not registered: no memory */
+	HAWKEYE_STAT_PROMOTE_SMALLER,	/* ... left out: best size below 2 MB */
+#ifdef CONFIG_HAWKEYE_BASELINES
+	HAWKEYE_STAT_INGENS_ROUND_AGGRESSIVE, /* ingens: rounds with low FMFI */
+	HAWKEYE_STAT_INGENS_ROUND_CONSERVATIVE, /* ... with high FMFI */
+	HAWKEYE_STAT_FREEBSD_RESERVE,	/* freebsd: reservations made */
+	HAWKEYE_STAT_FREEBSD_RESERVE_FAILED, /* ... not made: no 2 MB block */
+	HAWKEYE_STAT_FREEBSD_RESERVE_PAGES, /* ... base pages mapped from them */
+	HAWKEYE_STAT_FREEBSD_PROMOTE_INPLACE, /* ... promoted in place */
+#endif
+	NR_HAWKEYE_STATS
+};
+
+DECLARE_PER_CPU(unsigned long, hawkeye_stats[NR_HAWKEYE_STATS]);
+
+static inline void hawkeye_stat_add(enum hawkeye_stat_item item,
+				    unsigned long nr)
+{
+	this_cpu_add(hawkeye_stats[item], nr);
+}
+
+static inline void hawkeye_stat_inc(enum hawkeye_stat_item item)
+{
+	hawkeye_stat_add(item, 1);
+}
+
+/* sysfs.c */
+unsigned long hawkeye_stat_read(enum hawkeye_stat_item item);
 
 /* common.c */
 int hawkeye_grab_user_mms(struct mm_struct ***out, int flag);

@@ -327,8 +327,10 @@ void hawkeye_base_account(struct mm_struct *mm, const char *policy,
 	struct hawkeye_mm *hm = hawkeye_mm_find(mm);
 
 	if (!hm) {
-		count_vm_event(result ? HAWKEYE_PROMOTE_FAILED :
-				HAWKEYE_PROMOTE_SUCCESS);
+		if (result)
+			hawkeye_stat_inc(HAWKEYE_STAT_PROMOTE_FAILED);
+		else
+			count_vm_event(HAWKEYE_PROMOTE_SUCCESS);
 		return;
 	}
 	trace_hawkeye_base_promote(hawkeye_mm_pid(hm), policy, addr, util,
@@ -435,9 +437,9 @@ static void ingens_batch(struct hawkeye_mm **hms, unsigned int nr,
 {
 	unsigned int fmfi = hawkeye_fmfi();
 
-	count_vm_event(fmfi < READ_ONCE(hawkeye_ingens.fmfi_threshold) ?
-		       HAWKEYE_INGENS_ROUND_AGGRESSIVE :
-		       HAWKEYE_INGENS_ROUND_CONSERVATIVE);
+	hawkeye_stat_inc(fmfi < READ_ONCE(hawkeye_ingens.fmfi_threshold) ?
+			 HAWKEYE_STAT_INGENS_ROUND_AGGRESSIVE :
+			 HAWKEYE_STAT_INGENS_ROUND_CONSERVATIVE);
 	hawkeye_base_round(&ingens_rules, hms, nr, batch, fmfi);
 }
 

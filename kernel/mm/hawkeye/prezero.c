@@ -273,7 +273,7 @@ static struct page *prezero_isolate_block(struct zone *zone, unsigned int order,
 	if (page && !__isolate_free_page(page, order))
 		page = NULL;
 	if (page && was_reported)
-		count_vm_events(HAWKEYE_PREZERO_REPORTED_PAGES, 1UL << order);
+		hawkeye_stat_add(HAWKEYE_STAT_PREZERO_REPORTED_PAGES, 1UL << order);
 	spin_unlock_irq(&zone->lock);
 	return page;
 }
@@ -329,9 +329,9 @@ static unsigned long prezero_one_block(struct zone *zone, bool nt)
 	__putback_isolated_page(page, order, get_pageblock_migratetype(page));
 	spin_unlock_irq(&zone->lock);
 
-	count_vm_events(HAWKEYE_PREZERO_PAGES, 1UL << order);
+	hawkeye_stat_add(HAWKEYE_STAT_PREZERO_PAGES, 1UL << order);
 	if (order < PREZERO_ORDER)
-		count_vm_events(HAWKEYE_PREZERO_MTHP_PAGES, 1UL << order);
+		hawkeye_stat_add(HAWKEYE_STAT_PREZERO_MTHP_PAGES, 1UL << order);
 	return 1UL << order;
 }
 
@@ -450,7 +450,7 @@ static int prezero_thread(void *data)
 			continue;
 		}
 		if (paced)
-			count_vm_event(HAWKEYE_PREZERO_BACKOFF);
+			hawkeye_stat_inc(HAWKEYE_STAT_PREZERO_BACKOFF);
 		hawkeye_throttle(&next, done, rate);
 	}
 	return 0;
@@ -644,16 +644,16 @@ static void prezero_count_zeroing(struct page *page, unsigned int order,
 
 		if (test_bit(nid, prezero_idle) &&
 		    test_and_clear_bit(nid, prezero_idle)) {
-			count_vm_event(HAWKEYE_PREZERO_WOKEN);
+			hawkeye_stat_inc(HAWKEYE_STAT_PREZERO_WOKEN);
 			wake_up(&prezero_wait);
 		}
 	}
 	if (order == 0)
-		count_vm_event(prezeroed ? HAWKEYE_FAULT_PREZEROED_4K :
-			       HAWKEYE_FAULT_SYNC_ZERO_4K);
+		hawkeye_stat_inc(prezeroed ? HAWKEYE_STAT_FAULT_PREZEROED_4K :
+				 HAWKEYE_STAT_FAULT_SYNC_ZERO_4K);
 	else if (order == HPAGE_PMD_ORDER)
-		count_vm_event(prezeroed ? HAWKEYE_FAULT_PREZEROED_2M :
-			       HAWKEYE_FAULT_SYNC_ZERO_2M);
+		hawkeye_stat_inc(prezeroed ? HAWKEYE_STAT_FAULT_PREZEROED_2M :
+				 HAWKEYE_STAT_FAULT_SYNC_ZERO_2M);
 	count_mthp_stat(order, prezeroed ? MTHP_STAT_HAWKEYE_FAULT_PREZEROED :
 			MTHP_STAT_HAWKEYE_FAULT_SYNC_ZERO);
 }
@@ -677,7 +677,7 @@ bool __zeroed_page_needs_init(struct page *page, unsigned int order, gfp_t gfp,
 {
 	if (!init) {
 		if (zeroed)
-			count_vm_events(HAWKEYE_PREZERO_WASTED, 1 << order);
+			hawkeye_stat_add(HAWKEYE_STAT_PREZERO_WASTED, 1 << order);
 		return false;
 	}
 	/* Page tables and the like are not counted. */

@@ -6,6 +6,7 @@
  */
 #include <linux/hawkeye.h>
 #include <linux/mm.h>
+#include <linux/sched/mm.h>
 #include <linux/seq_file.h>
 
 #include "hawkeye.h"
@@ -27,14 +28,8 @@ static void proc_show_promote(struct seq_file *m, struct hawkeye_mm *hm)
 	seq_printf(m, "promote_failed %lu\n", failed);
 }
 
-/**
- * hawkeye_proc_show - /proc/<pid>/hawkeye
- * @m: the seq_file
- * @mm: the process's mm, on which the caller holds a reference, or NULL
- *
- * Each mechanism's part of the file, in turn.
- */
-void hawkeye_proc_show(struct seq_file *m, struct mm_struct *mm)
+/* Each mechanism's part of the file, in turn. */
+static void proc_show_mm(struct seq_file *m, struct mm_struct *mm)
 {
 	struct hawkeye_mm *hm = mm ? hawkeye_mm_find(mm) : NULL;
 
@@ -46,4 +41,59 @@ void hawkeye_proc_show(struct seq_file *m, struct mm_struct *mm)
 		   mm ? READ_ONCE(mm->hawkeye_debloat_splits) : 0);
 	if (hm)
 		hawkeye_mm_put(hm);
+}
+
+static int proc_show(struct seq_file *m, void *v)
+{
+	struct mm_struct *mm = m->private;
+
+	if (!mm) {
+		/* A kernel thread: the policy, nothing registered. */
+		proc_show_mm(m, NULL);
+		return 0;
+	}
+	/* Nothing once the address space has gone (an exec, a setuid one included). */
+	if (!mmget_not_zero(mm))
+		return 0;
+	proc_show_mm(m, mm);
+	mmput(mm);
+	return 0;
+}
+
+/**
+ * hawkeye_proc_open - open /proc/<pid>/hawkeye
+ * @file: the file
+ * @mm: proc_mem_open()'s result: the address space, held by mm_count, the
+ *	file shows, NULL for a kernel thread, or an error pointer
+ *
+ * The reference on @mm passes to the file; hawkeye_proc_release() drops it.
+ *
+ * Return: 0 or a negative errno.
+ */
+int hawkeye_proc_open(struct file *file, struct mm_struct *mm)
+{
+	int ret;
+
+	if (IS_ERR(mm))
+		return PTR_ERR(mm);
+	ret = single_open(file, proc_show, mm);
+	if (ret && mm)
+		mmdrop(mm);
+	return ret;
+}
+
+/**
+ * hawkeye_proc_release - release /proc/<pid>/hawkeye
+ * @inode: its inode
+ * @file: the file hawkeye_proc_open() opened
+ *
+ * Return: 0.
+ */
+int hawkeye_proc_release(struct inode *inode, struct file *file)
+{
+	struct seq_file *m = file->private_data;
+
+	if (m->private)
+		mmdrop(m->private);
+	return single_release(inode, file);
 }

@@ -111,7 +111,7 @@ static void registry_add(struct mm_struct *mm)
 	hm = kzalloc(sizeof(*hm), GFP_KERNEL);
 	if (!hm) {
 		/* The thread tries again at its next sample pass. */
-		count_vm_event(HAWKEYE_PROMOTE_REGISTER_FAILED);
+		hawkeye_stat_inc(HAWKEYE_STAT_PROMOTE_REGISTER_FAILED);
 		return;
 	}
 	registry_mm_init(hm, mm, ops);
@@ -294,9 +294,12 @@ pid_t hawkeye_mm_pid(struct hawkeye_mm *hm)
  */
 void hawkeye_mm_account(struct hawkeye_mm *hm, int result)
 {
-	count_vm_event(result ? HAWKEYE_PROMOTE_FAILED : HAWKEYE_PROMOTE_SUCCESS);
-	if (!result)
+	if (result) {
+		hawkeye_stat_inc(HAWKEYE_STAT_PROMOTE_FAILED);
+	} else {
+		count_vm_event(HAWKEYE_PROMOTE_SUCCESS);
 		count_memcg_event_mm(hm->mm, HAWKEYE_PROMOTE_SUCCESS);
+	}
 	mutex_lock(&hm->lock);
 	if (result)
 		hm->promote_failed++;

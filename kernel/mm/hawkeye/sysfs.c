@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * HawkEye's sysfs interface: /sys/kernel/mm/hawkeye/.
+ * HawkEye's sysfs interface: /sys/kernel/mm/hawkeye/, its knobs and, in
+ * stats/, its event counters.
  *
  * Every numeric knob is a row of a table: its value, its bounds and, where
  * setting it does more than store a bounded value, the mechanism's setter.
@@ -16,6 +17,7 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
+#include <linux/vmstat.h>
 
 #include "hawkeye.h"
 
@@ -188,6 +190,86 @@ static ssize_t measured_overhead_store(struct kobject *kobj,
 static struct kobj_attribute measured_overhead_attr =
 	__ATTR(measured_overhead, 0200, NULL, measured_overhead_store);
 
+DEFINE_PER_CPU(unsigned long, hawkeye_stats[NR_HAWKEYE_STATS]);
+
+static const char * const stat_names[] = {
+	"prezero_pages", "prezero_wasted", "prezero_mthp_pages",
+	"prezero_reported_pages", "prezero_backoff", "prezero_woken",
+	"fault_prezeroed_4k", "fault_sync_zero_4k",
+	"fault_prezeroed_2m", "fault_sync_zero_2m",
+	"debloat_thp_scanned", "debloat_bytes_read", "debloat_psi_start",
+	"debloat_memcg_ahead", "debloat_memcg_episode", "debloat_mthp_split",
+	"promote_sampled", "promote_failed", "promote_register_failed",
+	"promote_smaller",
+#ifdef CONFIG_HAWKEYE_BASELINES
+	"ingens_round_aggressive", "ingens_round_conservative",
+	"freebsd_reserve", "freebsd_reserve_failed", "freebsd_reserve_pages",
+	"freebsd_promote_inplace",
+#endif
+	/* The vm events that are HawkEye's, shown here too. */
+	"debloat_thp_split", "debloat_zero_pages_freed",
+	"debloat_deferred_split", "debloat_round", "promote_success",
+	"memcg_huge_capped", "memcg_collapse_capped",
+};
+
+#define NR_STAT_FILES	ARRAY_SIZE(stat_names)
+static_assert(NR_STAT_FILES - NR_HAWKEYE_STATS ==
+	      HAWKEYE_MEMCG_COLLAPSE_CAPPED - HAWKEYE_DEBLOAT_THP_SPLIT + 1);
+
+/**
+ * hawkeye_stat_read - the value of one of HawkEye's event counters
+ * @item: the counter
+ *
+ * Return: its sum over all CPUs.
+ */
+unsigned long hawkeye_stat_read(enum hawkeye_stat_item item)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(hawkeye_stats[item], cpu);
+	return sum;
+}
+
+static struct kobj_attribute stat_attrs[NR_STAT_FILES];
+static struct attribute *stat_files[NR_STAT_FILES + 1];
+static const struct attribute_group stat_group = {
+	.name = "stats",
+	.attrs = stat_files,
+};
+
+static ssize_t stat_show(struct kobject *kobj, struct kobj_attribute *attr,
+			 char *buf)
+{
+	unsigned int i = attr - stat_attrs;
+	unsigned long *events, val;
+
+	if (i < NR_HAWKEYE_STATS)
+		return sysfs_emit(buf, "%lu\n", hawkeye_stat_read(i));
+	events = kmalloc_array(NR_VM_EVENT_ITEMS, sizeof(*events), GFP_KERNEL);
+	if (!events)
+		return -ENOMEM;
+	all_vm_events(events);
+	val = events[HAWKEYE_DEBLOAT_THP_SPLIT + i - NR_HAWKEYE_STATS];
+	kfree(events);
+	return sysfs_emit(buf, "%lu\n", val);
+}
+
+static int __init stat_files_create(struct kobject *parent)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_STAT_FILES; i++) {
+		sysfs_attr_init(&stat_attrs[i].attr);
+		stat_attrs[i].attr.name = stat_names[i];
+		stat_attrs[i].attr.mode = 0444;
+		stat_attrs[i].show = stat_show;
+		stat_files[i] = &stat_attrs[i].attr;
+	}
+	return sysfs_create_group(parent, &stat_group);
+}
+
 #ifdef CONFIG_HAWKEYE_BASELINES
 static struct hawkeye_knob ingens_knobs[] = {
 	KNOB(util_threshold, &hawkeye_ingens.util_threshold, 1, 100),
@@ -257,6 +339,8 @@ static int __init hawkeye_sysfs_init(void)
 		return -ENOMEM;
 	for (i = 0; i < ARRAY_SIZE(knob_dirs) && !ret; i++)
 		ret = knob_dir_create(kobj, &knob_dirs[i]);
+	if (!ret)
+		ret = stat_files_create(kobj);
 	if (ret) {
 		pr_err("cannot create sysfs files: %d\n", ret);
 		kobject_put(kobj);

@@ -166,17 +166,10 @@ static void base_test_policy_names(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, hawkeye_g_ops.state, hawkeye_pmu_ops.state);
 }
 
-/* The FreeBSD reservation's pages mapped so far, from the vm events. */
+/* The FreeBSD reservation's pages mapped so far. */
 static unsigned long base_test_reserve_pages(struct kunit *test)
 {
-	unsigned long *events, n;
-
-	events = kunit_kcalloc(test, NR_VM_EVENT_ITEMS, sizeof(*events), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, events);
-	all_vm_events(events);
-	n = events[HAWKEYE_FREEBSD_RESERVE_PAGES];
-	kunit_kfree(test, events);
-	return n;
+	return hawkeye_stat_read(HAWKEYE_STAT_FREEBSD_RESERVE_PAGES);
 }
 
 /*
