@@ -238,8 +238,8 @@ FIXTURE(baselines) {
 FIXTURE_SETUP(baselines)
 {
 	self->nswap = 0;
-	if (access(INGENS "util_threshold", F_OK))
-		SKIP(return, "no HawkEye baseline policies in this kernel");
+	if (!HAS_BASELINES())
+		SKIP(return, NO_BASELINES);
 	ASSERT_KNOBS_PUSH(knobs, setup_knobs);
 }
 

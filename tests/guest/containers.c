@@ -1818,6 +1818,9 @@ TEST_F_TIMEOUT(containers, huge_cap_holds_before_allocation, 180)
 TEST_F_TIMEOUT(containers, huge_cap_holds_under_freebsd, 120)
 {
 	long reserve0 = hawkeye_stat("freebsd_reserve");
+
+	if (!HAS_BASELINES())
+		SKIP(return, NO_BASELINES);
 	long capped0 = hawkeye_stat("memcg_huge_capped");
 	int ready[2], go[2];
 	pid_t pid;

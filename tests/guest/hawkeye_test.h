@@ -28,6 +28,9 @@
 #define DEBLOAT HAWKEYE "debloat/"
 #define PROMOTE HAWKEYE "promote/"
 #define INGENS HAWKEYE "ingens/"
+/* Does the kernel have the baseline policies (CONFIG_HAWKEYE_BASELINES)? */
+#define HAS_BASELINES() (access(INGENS "util_threshold", F_OK) == 0)
+#define NO_BASELINES "no baseline policies in this kernel (CONFIG_HAWKEYE_BASELINES)"
 #define MB (1UL << 20)
 #define NR(a) (sizeof(a) / sizeof((a)[0]))
 #define KPF_THP 22	/* /proc/kpageflags bit */

@@ -178,10 +178,17 @@ TEST_F(promote, bad_input_is_rejected_and_changes_nothing)
 		{ PROMOTE "fresh_ms", { "-1", "3600001", "1s" } },
 		{ PROMOTE "measured_overhead", { "1", "1 10001", "1 -2", "x 5", "0 5", "1 5 6" } },
 	};
-	char after[64];
+	const char *tail = HAS_BASELINES() ? " ingens freebsd\n" : "\n";
+	char after[64], want[64];
 
 	ASSERT_EQ(0, read_file(PROMOTE "policy", after, sizeof(after)));
-	EXPECT_STREQ("[linux] hawkeye-g hawkeye-pmu ingens freebsd\n", after);
+	snprintf(want, sizeof(want), "[linux] hawkeye-g hawkeye-pmu%s", tail);
+	EXPECT_STREQ(want, after);
+	/* Without the baselines their names are bad input too. */
+	if (!HAS_BASELINES()) {
+		EXPECT_EQ(EINVAL, sysfs_write(PROMOTE "policy", "ingens"));
+		EXPECT_EQ(EINVAL, sysfs_write(PROMOTE "policy", "freebsd"));
+	}
 	/* Each refused, and no knob changed (the policy is one of them). */
 	EXPECT_REFUSED(bad, knobs);
 
@@ -195,10 +202,12 @@ TEST_F(promote, bad_input_is_rejected_and_changes_nothing)
 	EXPECT_EQ(0, sysfs_write(PROMOTE "scan_period_ms", "3600000"));
 	EXPECT_EQ(0, sysfs_write(PROMOTE "policy", "hawkeye-g\n"));
 	ASSERT_EQ(0, read_file(PROMOTE "policy", after, sizeof(after)));
-	EXPECT_STREQ("linux [hawkeye-g] hawkeye-pmu ingens freebsd\n", after);
+	snprintf(want, sizeof(want), "linux [hawkeye-g] hawkeye-pmu%s", tail);
+	EXPECT_STREQ(want, after);
 	EXPECT_EQ(0, sysfs_write(PROMOTE "policy", "hawkeye-pmu"));
 	ASSERT_EQ(0, read_file(PROMOTE "policy", after, sizeof(after)));
-	EXPECT_STREQ("linux hawkeye-g [hawkeye-pmu] ingens freebsd\n", after);
+	snprintf(want, sizeof(want), "linux hawkeye-g [hawkeye-pmu]%s", tail);
+	EXPECT_STREQ(want, after);
 	EXPECT_EQ(0, sysfs_write(PROMOTE "pmu_threshold", "10000"));
 	EXPECT_EQ(0, sysfs_write(PROMOTE "pmu_band", "0"));
 	EXPECT_EQ(0, sysfs_write(PROMOTE "pmu_ttl_ms", "1"));
@@ -208,7 +217,8 @@ TEST_F(promote, bad_input_is_rejected_and_changes_nothing)
 	EXPECT_EQ(0, sysfs_write(PROMOTE "policy", "hawkeye-g"));
 	EXPECT_EQ(0, sysfs_write(PROMOTE "policy", "linux"));
 	ASSERT_EQ(0, read_file(PROMOTE "policy", after, sizeof(after)));
-	EXPECT_STREQ("[linux] hawkeye-g hawkeye-pmu ingens freebsd\n", after);
+	snprintf(want, sizeof(want), "[linux] hawkeye-g hawkeye-pmu%s", tail);
+	EXPECT_STREQ(want, after);
 }
 
 /*
@@ -921,6 +931,11 @@ TEST_F_TIMEOUT(promote, proc_pid_hawkeye_is_consistent, 120)
 	f = fopen(path, "r");
 	ASSERT_NE(NULL, f);
 	for (i = 0; i < NR(keys); i++) {
+		/* The baselines' lines, only where they are built. */
+		if (!HAS_BASELINES() && (i == 20 || i == 21)) {
+			v[i] = 0;
+			continue;
+		}
 		ASSERT_NE(NULL, fgets(line, sizeof(line), f));
 		if (i == 0) {
 			ASSERT_EQ(0, strcmp(line, "policy hawkeye-g\n")) TH_LOG("%s", line);

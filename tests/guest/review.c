@@ -127,6 +127,9 @@ TEST_F_TIMEOUT(review, freebsd_reuses_no_page_a_pipe_holds, 120)
 	char *p, buf[PAGE_SZ];
 	int r, kept = 0, reserved = 0;
 
+	if (!HAS_BASELINES())
+		SKIP(return, NO_BASELINES);
+
 	p = map_freebsd(regions);
 	ASSERT_NE(NULL, p);
 	for (r = 0; r < regions; r++) {
@@ -161,6 +164,9 @@ TEST_F(review, freebsd_reuses_no_pinned_page)
 	const int regions = 8;
 	int r, ring, reused = 0;
 	char *p;
+
+	if (!HAS_BASELINES())
+		SKIP(return, NO_BASELINES);
 
 	ring = syscall(__NR_io_uring_setup, 4, &params);
 	if (ring < 0 && errno == ENOSYS)
@@ -236,6 +242,9 @@ TEST_F_TIMEOUT(review, freebsd_reuses_no_page_under_direct_io, 120)
 	const int regions = 4;
 	int r, fd, reused = 0, overwritten = 0, raced = 0;
 	char dev[16], path[32], *p, *prime;
+
+	if (!HAS_BASELINES())
+		SKIP(return, NO_BASELINES);
 
 	/* A failure, not a skip: make test always gives the disk. */
 	ASSERT_TRUE(slow_disk(dev, sizeof(dev)))

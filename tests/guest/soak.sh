@@ -57,7 +57,8 @@ echo 1 >$hk/debloat/enabled
 ) &
 watcher=$!
 
-policies="linux hawkeye-g hawkeye-pmu ingens freebsd"
+# Every policy the kernel offers (the baselines only where they are built).
+policies=$(tr -d '[]' <$hk/promote/policy)
 (
 	while :; do
 		for p in $policies; do
