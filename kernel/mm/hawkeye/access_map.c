@@ -1,27 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * HawkEye's own promotion policies, hawkeye-g and hawkeye-pmu: regions
- * promoted in the order of their processes' access_maps.
+ * The access_map: the per-process state of HawkEye's own promotion
+ * policies, hawkeye-g and hawkeye-pmu (order.c), which promote regions in
+ * the order of their processes' maps.
  *
- * hawkeye-g: at each sample pass the promotion thread clears the accessed
- * bits of the base pages of every eligible 2 MB region (one still mapped
- * by a page table), waits sample_window_ms and counts the accessed bits
- * set again: the region's access coverage, 0 to 512. An exponential moving
- * average of it puts the region in one of HAWKEYE_NR_BUCKETS buckets of
- * its process's access_map; a region that moves up goes to the head of its
- * new bucket, one that moves down to the tail. Each round collapses up to
- * `batch` regions, with khugepaged's own code and limits, from the highest
- * bucket that any process has a region in, round-robin across the
- * processes that have one there.
+ * At each sample pass the promotion thread clears the accessed bits of
+ * the base pages of every eligible 2 MB region (one still mapped by a page
+ * table), waits sample_window_ms and counts the accessed bits set again:
+ * the region's access coverage, 0 to 512. An exponential moving average
+ * of it puts the region in one of HAWKEYE_NR_BUCKETS buckets of its
+ * process's access_map; a region that moves up goes to the head of its
+ * new bucket, one that moves down to the tail. A region promoted (with
+ * khugepaged's own code and limits) leaves the map.
  *
- * hawkeye-pmu promotes for the process with the highest MMU overhead as
- * measured with performance counters (by tools/hawkeye-pmud, written to
- * promote/measured_overhead), from its highest bucket down, processes
- * within pmu_band of the highest taking turns, and none for a process
- * measured below pmu_threshold. Processes without a measurement are served
- * after them, in the hawkeye-g order.
- *
- * Both keep the same state, so a switch between them keeps every map.
+ * Both policies keep the same state, so a switch between them keeps every
+ * map.
  *
  * See Documentation/admin-guide/mm/hawkeye.rst.
  */
@@ -49,9 +42,6 @@
 
 #include <trace/events/hawkeye.h>
 
-/* Access coverage a bucket spans: 0-49 bucket 0, ..., 450-512 bucket 9. */
-#define HAWKEYE_BUCKET_WIDTH	50
-
 /*
  * Regions sampled per mmap_lock hold: 4096 PTEs, khugepaged's default
  * pages_to_scan. A writer waiting for the lock ends a chunk sooner.
@@ -59,43 +49,7 @@
 #define PROMOTE_CHUNK		8
 
 /* The per-process state hawkeye-g and hawkeye-pmu keeps. */
-static const struct hawkeye_policy_state access_map_state = { "access_map" };
-
-/* "no measurements" said once since the switch to hawkeye-pmu. */
-static bool promote_pmu_told;
-
-/* A 2 MB region of a process, mapped by a page table when last seen. */
-struct hawkeye_region {
-	struct list_head node;		/* in its bucket */
-	unsigned long addr;
-	unsigned int ema;		/* access coverage, 0..HPAGE_PMD_NR */
-	unsigned int bucket;
-	unsigned int best_order;	/* hawkeye_best_order() at the last sample */
-	bool smaller;			/* on the map's smaller list */
-	unsigned int present;		/* PTEs present when last read */
-	unsigned long pass;		/* the sample pass that saw it last */
-	bool per_page;			/* secondary MMUs saw accesses: ask per page */
-};
-
-/* A region picked for promotion. */
-struct hawkeye_pick {
-	struct hawkeye_mm *hm;
-	struct hawkeye_region *r;
-};
-
-/*
- * A process's memory cgroup in a batch: its weight (its share of its
- * ancestors' shares, promote_weight(); 0: at its huge page cap, not
- * served) and its virtual time in each bucket, shared by its processes.
- */
-struct hawkeye_share {
-	struct mem_cgroup *memcg;	/* referenced for the batch; NULL: none */
-	unsigned int weight;
-	struct hawkeye_vtime *vtime;
-};
-
-/* Virtual time a region costs a cgroup of weight 1. */
-#define PROMOTE_VTIME_UNIT	(1U << 20)
+const struct hawkeye_policy_state hawkeye_access_map_state = { "access_map" };
 
 /* The bucket of an access coverage (EMA) of 0..HPAGE_PMD_NR. */
 static unsigned int promote_bucket(unsigned int ema)
@@ -110,9 +64,15 @@ static unsigned int promote_ema(unsigned int old, unsigned int coverage,
 	return (weight * coverage + (100 - weight) * old) / 100;
 }
 
-/*
- * Give @r, new (@fresh, its node an empty list) or in the map, the access
- * coverage @ema and the best order @best: a region that moves up goes to
+/**
+ * hawkeye_map_place - place a region of a process's access map
+ * @hm: the process
+ * @r: the region, new (@fresh, its node an empty list) or in the map
+ * @ema: its access coverage, 0..HPAGE_PMD_NR
+ * @best: the best order for it (hawkeye_best_order())
+ * @fresh: @r is new
+ *
+ * A region that moves up goes to
  * the head of its bucket, one that moves down to the tail, one that stays
  * in its bucket keeps its place. A new region, or one back from the
  * smaller list, goes to the tail, behind those already there. With
@@ -120,8 +80,8 @@ static unsigned int promote_ema(unsigned int old, unsigned int coverage,
  * smaller list instead, which promotion does not look at: a collapse
  * would make it huge where its use asks for less.
  */
-static void map_place(struct hawkeye_mm *hm, struct hawkeye_region *r,
-		      unsigned int ema, unsigned int best, bool fresh)
+void hawkeye_map_place(struct hawkeye_mm *hm, struct hawkeye_region *r,
+		       unsigned int ema, unsigned int best, bool fresh)
 {
 	bool smaller = READ_ONCE(hawkeye_promote.best_size) &&
 		       best < HPAGE_PMD_ORDER;
@@ -172,8 +132,12 @@ static struct hawkeye_region *map_add(struct hawkeye_mm *hm, unsigned long addr)
 	return r;
 }
 
-/* Take @r out of the map and free it. */
-static void map_remove(struct hawkeye_mm *hm, struct hawkeye_region *r)
+/**
+ * hawkeye_map_remove - take a region out of a process's access map
+ * @hm: the process, its lock held
+ * @r: the region, freed
+ */
+void hawkeye_map_remove(struct hawkeye_mm *hm, struct hawkeye_region *r)
 {
 	xa_erase(&hm->map.regions, r->addr >> PMD_SHIFT);
 	if (!list_empty(&r->node)) {	/* placed */
@@ -186,269 +150,30 @@ static void map_remove(struct hawkeye_mm *hm, struct hawkeye_region *r)
 	kfree(r);
 }
 
-static void map_clear(struct hawkeye_mm *hm)
+/**
+ * hawkeye_map_clear - empty a process's access map
+ * @hm: the process
+ */
+void hawkeye_map_clear(struct hawkeye_mm *hm)
 {
 	struct hawkeye_region *r;
 	unsigned long index;
 
 	/* A region per 2 MB mapped: a large process has millions. */
 	xa_for_each(&hm->map.regions, index, r) {
-		map_remove(hm, r);
+		hawkeye_map_remove(hm, r);
 		cond_resched();
 	}
 }
 
-/*
- * Point each process's @pos at the head of each of its buckets; a fresh
- * process's bucket 0 at its end. Its windows come back to back and may
- * start before its work does (a process that waits for input after its
- * start): promoting a region it was not seen using is a guess, which
- * spends the budget that its hot regions need a window later. Bucket 0
- * waits until the process is no longer fresh.
+/**
+ * hawkeye_map_measured - a process's measured MMU overhead
+ * @hm: the process
+ *
+ * Return: its measurement (1/100 %) if it is recent enough (pmu_ttl_ms),
+ * else -1.
  */
-static void promote_pos_init(struct hawkeye_mm **hms, unsigned int nr,
-			     struct list_head *(*pos)[HAWKEYE_NR_BUCKETS])
-{
-	unsigned int i;
-	int b;
-
-	for (i = 0; i < nr; i++) {
-		for (b = 0; b < HAWKEYE_NR_BUCKETS; b++)
-			pos[i][b] = hms[i]->map.buckets[b].next;
-		if (hawkeye_promote_fresh(hms[i]))
-			pos[i][0] = &hms[i]->map.buckets[0];
-	}
-}
-
-/* The highest bucket of a process with a region left at @pos; -1: none. */
-static int promote_top(struct hawkeye_mm *hm, struct list_head **pos)
-{
-	int b;
-
-	for (b = HAWKEYE_NR_BUCKETS - 1; b >= 0; b--)
-		if (pos[b] != &hm->map.buckets[b])
-			return b;
-	return -1;
-}
-
-/* The first of @hms[@nr] registered after the process @seq: whose turn it is. */
-static unsigned int promote_turn(struct hawkeye_mm **hms, unsigned int nr,
-				 u64 seq)
-{
-	unsigned int i = 0;
-
-	while (i < nr && hms[i]->seq <= seq)
-		i++;
-	return i;
-}
-
-/* Pick the region at @hm's @pos in bucket @b, and move @pos past it. */
-static void promote_take(struct hawkeye_pick *out, struct hawkeye_mm *hm,
-			 struct list_head **pos, int b)
-{
-	out->hm = hm;
-	out->r = list_entry(pos[b], struct hawkeye_region, node);
-	pos[b] = pos[b]->next;
-}
-
-/*
- * Should the process of share @x be served before that of @y in bucket
- * @b? The one whose cgroup's next region there starts first in virtual
- * time: start-time fair queueing (virtual times wrap; those compared are
- * within PROMOTE_VTIME_UNIT of the bucket's clock, promote_order()).
- */
-static bool promote_before(const struct hawkeye_share *x,
-			   const struct hawkeye_share *y, int b)
-{
-	return (int)(x->vtime->t[b] - y->vtime->t[b]) < 0;
-}
-
-/*
- * Where each cgroup's regions moved since the batch before (map_place()),
- * for promote_vtime_settle(): the buckets they entered, where the cgroup
- * had none then, and those they moved out of. The processes of a cgroup
- * share its masks; a process's moves are taken once.
- */
-static void promote_vtime_moves(struct hawkeye_mm **hms, unsigned int nr,
-				struct hawkeye_share *share)
-{
-	unsigned int i, b;
-
-	BUILD_BUG_ON(HAWKEYE_NR_BUCKETS > 16);	/* u16 masks */
-	for (i = 0; i < nr; i++) {
-		struct hawkeye_vtime *v = share[i].vtime;
-
-		v->now = 0;
-		v->entered = 0;
-		v->departed = 0;
-	}
-	for (i = 0; i < nr; i++) {
-		struct hawkeye_vtime *v = share[i].vtime;
-		struct hawkeye_access_map *map = &hms[i]->map;
-
-		for (b = 0; b < HAWKEYE_NR_BUCKETS; b++)
-			if (!list_empty(&map->buckets[b]))
-				v->now |= BIT(b);
-		v->entered |= map->arrived;
-		v->departed |= map->departed;
-		map->arrived = 0;
-		map->departed = 0;
-	}
-	for (i = 0; i < nr; i++)
-		share[i].vtime->entered &= ~share[i].vtime->queued;
-	for (i = 0; i < nr; i++)
-		share[i].vtime->queued = share[i].vtime->now;
-}
-
-/*
- * Bucket @b's turn, with @vclock the buckets' clocks. A cgroup that kept
- * promoting there is up to a region of weight 1 ahead of @b's clock and
- * keeps its place. One further ahead is stale (absent or capped for long,
- * or the thread restarted with fresh clocks), one behind had nothing to
- * promote there meanwhile: it starts at the clock, with no credit. A
- * cgroup with no regions in @b at the batch before, some of whose regions
- * moved into it since, out of the bucket it was served in last
- * (coverages climbing or falling, all at once or a few at a time),
- * starts no earlier than the clock plus its lag there (how far it was
- * ahead of that bucket's clock), so that cgroups that move together keep
- * their order by weight: at the clock, each would get a turn in every
- * bucket entered.
- */
-static void promote_vtime_settle(struct hawkeye_share *share, unsigned int nr,
-				 int b, const unsigned int *vclock)
-{
-	unsigned int i, ahead, lag;
-
-	for (i = 0; i < nr; i++) {
-		struct hawkeye_vtime *v = share[i].vtime;
-		int from = (int)v->last - 1;
-
-		if (!share[i].weight)
-			continue;
-		ahead = v->t[b] - vclock[b];
-		if (ahead > PROMOTE_VTIME_UNIT)
-			ahead = 0;
-		lag = 0;
-		if (v->entered & BIT(b)) {
-			if (from >= 0 && (v->departed & BIT(from)))
-				lag = v->t[from] - vclock[from];
-			if (lag > PROMOTE_VTIME_UNIT)
-				lag = 0;
-			v->entered &= ~BIT(b);
-		}
-		v->t[b] = vclock[b] + max(ahead, lag);
-	}
-}
-
-/*
- * The hawkeye-g order: up to @n regions of the processes @hms[@nr] (in
- * registration order), from the highest bucket in which any of them has
- * a region. Within that bucket, processes take turns (round-robin), each
- * giving the region at the head of its bucket first; where their cgroups
- * (@share) differ, turns go by weight, in start-time fair queueing, each
- * bucket on its own: each region advances its cgroup's virtual time in
- * the bucket by PROMOTE_VTIME_UNIT over its weight, the cgroup with the
- * earliest virtual time there is served, and the bucket's clock in @rr is
- * the virtual time of the region it served last. Virtual times carry over
- * from batch to batch and across the other buckets' turns, so weights
- * 1:3 get regions 1:3 of a bucket at any batch size, however hotter
- * regions interleave, and cgroups whose regions move between buckets
- * together keep their order (promote_vtime_settle()). Processes of a
- * cgroup at its cap (weight 0) get none. Whenever
- * the bucket changes, turns start with the first process among those
- * whose cgroups are equally early (the paper's order, where all are);
- * they go on from where @rr left them otherwise. @pos is scratch
- * space for @nr processes. Changes nothing but @rr, @pos and @share's
- * virtual times and bucket masks. Returns the number of regions put in
- * @out.
- */
-static unsigned int promote_order(struct hawkeye_mm **hms, unsigned int nr,
-				  struct hawkeye_share *share,
-				  struct list_head *(*pos)[HAWKEYE_NR_BUCKETS],
-				  struct hawkeye_rr *rr,
-				  struct hawkeye_pick *out, unsigned int n)
-{
-	unsigned int i, k, j, start, best;
-	int b, settled = -1;
-
-	promote_pos_init(hms, nr, pos);
-	promote_vtime_moves(hms, nr, share);
-	for (k = 0; k < n; k++) {
-		b = -1;
-		for (i = 0; i < nr; i++)
-			if (share[i].weight)
-				b = max(b, promote_top(hms[i], pos[i]));
-		if (b < 0)
-			break;
-		if (b != settled) {
-			promote_vtime_settle(share, nr, b, rr->vclock);
-			settled = b;
-		}
-		start = b == rr->bucket ? promote_turn(hms, nr, rr->seq) : 0;
-		best = nr;
-		for (j = 0; j < nr; j++) {
-			i = (start + j) % nr;
-			if (pos[i][b] == &hms[i]->map.buckets[b] || !share[i].weight)
-				continue;
-			if (best == nr || promote_before(&share[i], &share[best], b))
-				best = i;
-		}
-		promote_take(&out[k], hms[best], pos[best], b);
-		rr->vclock[b] = share[best].vtime->t[b];
-		share[best].vtime->t[b] += PROMOTE_VTIME_UNIT / share[best].weight;
-		share[best].vtime->last = b + 1;
-		rr->bucket = b;
-		rr->seq = hms[best]->seq;
-	}
-	return k;
-}
-
-/*
- * The hawkeye-pmu order: up to @n regions, each from the process with the
- * highest measured overhead (@measured[i], 1/100 %, -1: none) at or above
- * @threshold that has a region left, from its highest bucket down. The
- * processes within @band of the highest take turns, starting after the
- * one @rr served last. @hms are in registration order, @pos is scratch
- * space. Changes nothing but @rr and @pos; returns the number put in @out.
- */
-static unsigned int promote_order_pmu(struct hawkeye_mm **hms, unsigned int nr,
-				      const int *measured, int threshold,
-				      int band,
-				      struct list_head *(*pos)[HAWKEYE_NR_BUCKETS],
-				      struct hawkeye_rr *rr,
-				      struct hawkeye_pick *out, unsigned int n)
-{
-	unsigned int i, j, k, start;
-	int b = -1, best;
-
-	promote_pos_init(hms, nr, pos);
-
-	for (k = 0; k < n; k++) {
-		best = -1;
-		for (i = 0; i < nr; i++)
-			if (measured[i] >= threshold && measured[i] > best &&
-			    promote_top(hms[i], pos[i]) >= 0)
-				best = measured[i];
-		if (best < 0)
-			break;
-		/* The first one in turn within the band that has a region. */
-		start = promote_turn(hms, nr, rr->pmu_seq);
-		for (j = 0; j < nr; j++) {
-			i = (start + j) % nr;
-			if (measured[i] >= max(threshold, best - band)) {
-				b = promote_top(hms[i], pos[i]);
-				if (b >= 0)
-					break;
-			}
-		}
-		promote_take(&out[k], hms[i], pos[i], b);
-		rr->pmu_seq = hms[i]->seq;
-	}
-	return k;
-}
-
-/* @hm's measured MMU overhead if it is recent enough, else -1. */
-static int promote_measured(struct hawkeye_mm *hm)
+int hawkeye_map_measured(struct hawkeye_mm *hm)
 {
 	int overhead = READ_ONCE(hm->map.measured);
 	unsigned long ttl = msecs_to_jiffies(READ_ONCE(hawkeye_promote.pmu_ttl_ms));
@@ -566,7 +291,7 @@ static void map_count_region(struct vm_area_struct *vma, unsigned long addr,
 	fresh = list_empty(&r->node);
 	ema = promote_ema(fresh ? 0 : r->ema, coverage, w->weight);
 	mutex_lock(&hm->lock);
-	map_place(hm, r, ema, best, fresh);
+	hawkeye_map_place(hm, r, ema, best, fresh);
 	r->pass = w->pass;
 	if (r->smaller)
 		hawkeye_stat_inc(HAWKEYE_STAT_PROMOTE_SMALLER);
@@ -603,12 +328,17 @@ static void promote_count_mm(struct hawkeye_mm *hm, unsigned long pass)
 	mutex_lock(&hm->lock);
 	xa_for_each(&hm->map.regions, index, r)
 		if (r->pass != pass)
-			map_remove(hm, r);
+			hawkeye_map_remove(hm, r);
 	hm->samples++;
 	mutex_unlock(&hm->lock);
 }
 
-static void map_sample(struct hawkeye_mm *hm, unsigned long pass)
+/**
+ * hawkeye_map_sample - open or close a sample window on a process
+ * @hm: the process
+ * @pass: 0 to open one, else the pass that closes it
+ */
+void hawkeye_map_sample(struct hawkeye_mm *hm, unsigned long pass)
 {
 	if (pass)
 		promote_count_mm(hm, pass);
@@ -616,20 +346,26 @@ static void map_sample(struct hawkeye_mm *hm, unsigned long pass)
 		promote_clear_mm(hm);
 }
 
-/* Collapse @r as khugepaged would; false if the batch should stop. */
-static bool promote_region(struct hawkeye_mm *hm, struct hawkeye_region *r)
+/**
+ * hawkeye_map_promote - collapse a region of the map as khugepaged would
+ * @hm: the process, its mm held by the caller
+ * @r: the region; taken out of the map unless it is to be tried again
+ *
+ * Return: false if the batch should stop (no huge page to be had).
+ */
+bool hawkeye_map_promote(struct hawkeye_mm *hm, struct hawkeye_region *r)
 {
 	int ret = hpage_collapse_anon_pmd(hm->mm, r->addr);
 
 	trace_hawkeye_promote(hawkeye_mm_pid(hm), r->addr, r->bucket, r->ema,
-			      promote_measured(hm), ret);
+			      hawkeye_map_measured(hm), ret);
 	hawkeye_mm_account(hm, ret);
 	mutex_lock(&hm->lock);
 	switch (ret) {
 	case 0:
 	case -EEXIST:		/* made huge by someone else */
 	case -EINVAL:		/* unmapped or no longer eligible */
-		map_remove(hm, r);
+		hawkeye_map_remove(hm, r);
 		break;
 	default:
 		/* Let the others have their turn before it is tried again. */
@@ -640,256 +376,11 @@ static bool promote_region(struct hawkeye_mm *hm, struct hawkeye_region *r)
 	return ret != -ENOMEM;
 }
 
-/*
- * hawkeye-pmu: up to @n regions for the processes measured above the
- * threshold (a measurement counts times the weight of the process's
- * cgroup, / 100), then for those without a measurement in the hawkeye-g
- * order. Reorders @hms and @share alike: the unmeasured ones first.
+/**
+ * hawkeye_map_mm_init - an empty access map for a registered process
+ * @hm: the process
  */
-static unsigned int promote_pick_pmu(struct hawkeye_mm **hms, unsigned int nr,
-				     struct hawkeye_share *share,
-				     struct list_head *(*pos)[HAWKEYE_NR_BUCKETS],
-				     struct hawkeye_rr *rr,
-				     struct hawkeye_pick *picks, unsigned int n)
-{
-	int *measured = kmalloc_array(nr, sizeof(*measured), GFP_KERNEL);
-	unsigned int i, got, nr_none = 0;
-
-	if (!measured)
-		return 0;
-	for (i = 0; i < nr; i++) {
-		measured[i] = promote_measured(hms[i]);
-		if (measured[i] > 0)
-			measured[i] = min_t(u64, (u64)measured[i] * share[i].weight / 100,
-					    INT_MAX);
-		if (!share[i].weight)
-			measured[i] = -1;
-	}
-	got = promote_order_pmu(hms, nr, measured,
-				READ_ONCE(hawkeye_promote.pmu_threshold),
-				READ_ONCE(hawkeye_promote.pmu_band),
-				pos, rr, picks, n);
-	/* Stable: the unmeasured keep their registration order. */
-	for (i = 0; i < nr; i++) {
-		if (measured[i] < 0) {
-			swap(hms[nr_none], hms[i]);
-			swap(share[nr_none], share[i]);
-			nr_none++;
-		}
-	}
-	kfree(measured);
-	if (nr_none == nr && !READ_ONCE(promote_pmu_told)) {
-		WRITE_ONCE(promote_pmu_told, true);
-		pr_notice("hawkeye-pmu: no MMU overhead measurements (is tools/hawkeye-pmud running?); promoting by the HawkEye-G estimate\n");
-	}
-	if (got < n && nr_none)
-		got += promote_order(hms, nr_none, share, pos, rr, picks + got,
-				     n - got);
-	return got;
-}
-
-/* A cgroup above a process in a batch, and its children's weights. */
-struct promote_node {
-	struct mem_cgroup *memcg;
-	u64 children;	/* the weights of its children with regions to promote */
-};
-
-static int promote_node_cmp(const void *a, const void *b)
-{
-	const struct promote_node *x = a, *y = b;
-
-	return x->memcg < y->memcg ? -1 : x->memcg > y->memcg;
-}
-
-static struct promote_node *promote_node(struct promote_node *nodes,
-					 unsigned int nr, struct mem_cgroup *memcg)
-{
-	struct promote_node key = { .memcg = memcg };
-
-	return bsearch(&key, nodes, nr, sizeof(*nodes), promote_node_cmp);
-}
-
-/* A cgroup other than the root; false for none. */
-static bool promote_below_root(struct mem_cgroup *memcg)
-{
-	return memcg && !mem_cgroup_is_root(memcg);
-}
-
-/* A cgroup below a top-level one (a child of the root). */
-static bool promote_below_top(struct mem_cgroup *memcg)
-{
-	return promote_below_root(memcg) &&
-	       promote_below_root(parent_mem_cgroup(memcg));
-}
-
-/*
- * The weight of each of @share[@nr]'s cgroups in a batch, as cgroup v2
- * distributes by weight (Documentation/admin-guide/cgroup-v2.rst,
- * "Weights"): at each level, the children of a cgroup that have regions
- * to promote (@active) divide the cgroup's share in proportion to their
- * memory.thp.weight. Scaled so that a cgroup's weight is its top-level
- * ancestor's weight times its fraction of that ancestor's share: with
- * every cgroup at the top level, their own weights. A subtree cannot take
- * more than its top cgroup's share, however many children it makes with
- * whatever weights. The processes of the root cgroup count as a top-level
- * cgroup of weight 100. Called with @share[*].weight the cgroups' own
- * weights (0: at the cap, left so); sorts the cgroups above them once, so
- * that a batch costs O(nr * depth * log): false if out of memory.
- */
-static bool promote_weights(struct hawkeye_share *share, const bool *active,
-			    unsigned int nr)
-{
-	struct promote_node *nodes, *n;
-	struct mem_cgroup *m;
-	unsigned int i, k, nr_nodes = 0;
-	size_t max = 0;
-
-	for (i = 0; i < nr; i++)
-		for (m = share[i].memcg; active[i] && promote_below_root(m);
-		     m = parent_mem_cgroup(m))
-			max++;
-	nodes = kvmalloc_array(max ?: 1, sizeof(*nodes), GFP_KERNEL);
-	if (!nodes)
-		return false;
-	/* Every cgroup from an active process up to the top level, once. */
-	for (i = 0; i < nr; i++)
-		for (m = share[i].memcg; active[i] && promote_below_root(m);
-		     m = parent_mem_cgroup(m))
-			nodes[nr_nodes++] = (struct promote_node){ .memcg = m };
-	sort(nodes, nr_nodes, sizeof(*nodes), promote_node_cmp, NULL);
-	for (i = 0, k = 0; i < nr_nodes; i++)
-		if (!k || nodes[k - 1].memcg != nodes[i].memcg)
-			nodes[k++] = nodes[i];
-	nr_nodes = k;
-	/* Each one's weight in its parent's sum. */
-	for (i = 0; i < nr_nodes; i++) {
-		struct mem_cgroup *parent = parent_mem_cgroup(nodes[i].memcg);
-
-		n = promote_below_root(parent) ?
-		    promote_node(nodes, nr_nodes, parent) : NULL;
-		if (n)
-			n->children += hawkeye_memcg_weight(nodes[i].memcg);
-	}
-	for (i = 0; i < nr; i++) {
-		u64 frac = PROMOTE_VTIME_UNIT;
-
-		if (!share[i].weight)
-			continue;
-		for (m = share[i].memcg; promote_below_top(m);
-		     m = parent_mem_cgroup(m)) {
-			n = promote_node(nodes, nr_nodes, parent_mem_cgroup(m));
-			frac = div64_u64(frac * hawkeye_memcg_weight(m),
-					 max(n ? n->children : 0, 1ULL));
-		}
-		frac = frac * hawkeye_memcg_weight(m) / PROMOTE_VTIME_UNIT;
-		share[i].weight = clamp_t(u64, frac, 1, PROMOTE_VTIME_UNIT);
-	}
-	kvfree(nodes);
-	return true;
-}
-
-/*
- * Each process's share in a batch: its cgroup's weight in the hierarchy
- * (promote_weights()), 0 if the cgroup is at its huge page cap (its
- * collapses could not be charged), and its cgroup's virtual time. NULL if
- * out of memory.
- */
-static struct hawkeye_share *promote_shares(struct hawkeye_mm **hms,
-					    unsigned int nr)
-{
-	/* Without memory cgroups all share one time: plain turns. */
-	static struct hawkeye_vtime vtime_no_memcg;
-	struct hawkeye_share *share = kmalloc_array(nr, sizeof(*share), GFP_KERNEL);
-	bool *active = kmalloc_array(nr, sizeof(*active), GFP_KERNEL);
-	unsigned int i;
-
-	if (!share || !active)
-		goto fail;
-	for (i = 0; i < nr; i++) {
-		struct mem_cgroup *memcg = get_mem_cgroup_from_mm(hms[i]->mm);
-
-		share[i].memcg = memcg;
-		share[i].weight = hawkeye_memcg_huge_full(memcg) ?
-				  0 : hawkeye_memcg_weight(memcg);
-#ifdef CONFIG_MEMCG
-		share[i].vtime = memcg ? &memcg->hawkeye.vtime : &vtime_no_memcg;
-#else
-		share[i].vtime = &vtime_no_memcg;
-#endif
-		active[i] = share[i].weight && READ_ONCE(hms[i]->map.nr_regions);
-	}
-	if (promote_weights(share, active, nr)) {
-		kfree(active);
-		return share;
-	}
-	for (i = 0; i < nr; i++)
-		mem_cgroup_put(share[i].memcg);
-fail:
-	kfree(active);
-	kfree(share);
-	return NULL;
-}
-
-static void promote_shares_put(struct hawkeye_share *share, unsigned int nr)
-{
-	unsigned int i;
-
-	for (i = 0; share && i < nr; i++)
-		mem_cgroup_put(share[i].memcg);
-	kfree(share);
-}
-
-/* Promote up to @batch regions, in the order of @order. */
-static void map_batch(struct hawkeye_mm **hms, unsigned int nr,
-		      unsigned int batch, struct hawkeye_rr *rr,
-		      unsigned int (*order)(struct hawkeye_mm **hms,
-					    unsigned int nr,
-					    struct hawkeye_share *share,
-					    struct list_head *(*pos)[HAWKEYE_NR_BUCKETS],
-					    struct hawkeye_rr *rr,
-					    struct hawkeye_pick *out,
-					    unsigned int n))
-{
-	struct list_head *(*pos)[HAWKEYE_NR_BUCKETS];
-	struct hawkeye_share *share = promote_shares(hms, nr);
-	struct hawkeye_pick *picks;
-	unsigned int i, n = 0;
-
-	pos = kmalloc_array(nr, sizeof(*pos), GFP_KERNEL);
-	picks = kmalloc_array(batch, sizeof(*picks), GFP_KERNEL);
-	if (pos && picks && share)
-		n = order(hms, nr, share, pos, rr, picks, batch);
-	promote_shares_put(share, nr);
-	if (n)
-		lru_add_drain_all();
-	for (i = 0; i < n && !kthread_should_stop(); i++) {
-		bool go_on;
-
-		if (!hawkeye_mm_get(picks[i].hm->mm))
-			continue;
-		go_on = promote_region(picks[i].hm, picks[i].r);
-		mmput(picks[i].hm->mm);
-		if (!go_on)
-			break;
-		cond_resched();
-	}
-	kfree(picks);
-	kfree(pos);
-}
-
-static void g_batch(struct hawkeye_mm **hms, unsigned int nr,
-		    unsigned int batch, struct hawkeye_rr *rr)
-{
-	map_batch(hms, nr, batch, rr, promote_order);
-}
-
-static void pmu_batch(struct hawkeye_mm **hms, unsigned int nr,
-		      unsigned int batch, struct hawkeye_rr *rr)
-{
-	map_batch(hms, nr, batch, rr, promote_pick_pmu);
-}
-
-static void map_mm_init(struct hawkeye_mm *hm)
+void hawkeye_map_mm_init(struct hawkeye_mm *hm)
 {
 	int b;
 
@@ -900,14 +391,24 @@ static void map_mm_init(struct hawkeye_mm *hm)
 		INIT_LIST_HEAD(&hm->map.buckets[b]);
 }
 
-static void map_mm_release(struct hawkeye_mm *hm)
+/**
+ * hawkeye_map_mm_release - free a process's access map
+ * @hm: the process, unregistered and unused
+ */
+void hawkeye_map_mm_release(struct hawkeye_mm *hm)
 {
-	map_clear(hm);
+	hawkeye_map_clear(hm);
 	xa_destroy(&hm->map.regions);
 }
 
-/* The sum over a sampled process's regions of their access coverage. */
-static bool map_overhead(struct hawkeye_mm *hm, unsigned long *overhead)
+/**
+ * hawkeye_map_overhead - a process's MMU overhead, as its map estimates it
+ * @hm: the process
+ * @overhead: the sum of its regions' access coverage
+ *
+ * Return: false if the process has not been sampled yet.
+ */
+bool hawkeye_map_overhead(struct hawkeye_mm *hm, unsigned long *overhead)
 {
 	if (!READ_ONCE(hm->samples))
 		return false;
@@ -915,12 +416,12 @@ static bool map_overhead(struct hawkeye_mm *hm, unsigned long *overhead)
 	return true;
 }
 
-static void pmu_start(void)
-{
-	WRITE_ONCE(promote_pmu_told, false);
-}
-
-static void map_set_measured(struct hawkeye_mm *hm, int overhead)
+/**
+ * hawkeye_map_set_measured - record a process's measured MMU overhead
+ * @hm: the process
+ * @overhead: 1/100 %, -1 to forget it
+ */
+void hawkeye_map_set_measured(struct hawkeye_mm *hm, int overhead)
 {
 	WRITE_ONCE(hm->map.measured_at, jiffies);
 	WRITE_ONCE(hm->map.measured, overhead);
@@ -938,7 +439,7 @@ void hawkeye_access_map_show(struct seq_file *m, struct hawkeye_mm *hm)
 	unsigned long best[HPAGE_PMD_ORDER + 1] = {};
 	int b, measured = -1;
 
-	if (hm && hm->ops->state == &access_map_state) {
+	if (hm && hm->ops->state == &hawkeye_access_map_state) {
 		mutex_lock(&hm->lock);
 		memcpy(nr, hm->map.nr, sizeof(nr));
 		memcpy(best, hm->map.nr_best, sizeof(best));
@@ -946,7 +447,7 @@ void hawkeye_access_map_show(struct seq_file *m, struct hawkeye_mm *hm)
 		overhead = hm->map.overhead;
 		mutex_unlock(&hm->lock);
 		skipped = READ_ONCE(hm->map.skipped);
-		measured = promote_measured(hm);
+		measured = hawkeye_map_measured(hm);
 	}
 	seq_printf(m, "regions %lu\n", regions);
 	for (b = 0; b < HAWKEYE_NR_BUCKETS; b++)
@@ -964,30 +465,6 @@ void hawkeye_access_map_show(struct seq_file *m, struct hawkeye_mm *hm)
 	else
 		seq_puts(m, "measured_overhead none\n");
 }
-
-const struct hawkeye_policy_ops hawkeye_g_ops = {
-	.name = "hawkeye-g",
-	.state = &access_map_state,
-	.mm_init = map_mm_init,
-	.mm_release = map_mm_release,
-	.sample = map_sample,
-	.batch = g_batch,
-	.overhead = map_overhead,
-	.set_measured = map_set_measured,
-};
-
-const struct hawkeye_policy_ops hawkeye_pmu_ops = {
-	.name = "hawkeye-pmu",
-	.state = &access_map_state,
-	.start = pmu_start,
-	.mm_init = map_mm_init,
-	.mm_release = map_mm_release,
-	.sample = map_sample,
-	.batch = pmu_batch,
-	.overhead = map_overhead,
-	.measured = promote_measured,
-	.set_measured = map_set_measured,
-};
 
 #ifdef CONFIG_HAWKEYE_ACCESS_MAP_KUNIT_TEST
 #include "tests/access_map-kunit.h"

@@ -6,12 +6,9 @@
  * memory bloat of huge pages. While more than high_pct of memory is in use,
  * a kernel thread, hawkeye_debloatd, looks for anonymous PMD-mapped THPs of
  * which at least `threshold` 4 KB subpages are zero-filled and splits them,
- * until less than low_pct of memory is in use. The split itself maps the
- * zero-filled subpages to the shared zero page and frees them
- * (RMP_USE_SHARED_ZEROPAGE, as for the underused THPs that the deferred
- * split shrinker splits): it checks each subpage again after unmapping the
- * folio, so what this file counts is only a hint, and a subpage written
- * meanwhile keeps its contents.
+ * until less than low_pct of memory is in use. This file decides when,
+ * where and in which order; split.c examines the THPs and splits them,
+ * the zero-filled subpages going to the shared zero page.
  *
  * The bar adapts: each episode of recovery (from above high_pct to below
  * low_pct) starts at `threshold`, so the most bloated THPs go first, and
@@ -62,20 +59,14 @@
 #include <linux/kthread.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
-#include <linux/mmu_notifier.h>
 #include <linux/mutex.h>
-#include <linux/oom.h>
-#include <linux/page_idle.h>
-#include <linux/pagewalk.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/stat.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
-#include <linux/userfaultfd_k.h>
 #include <linux/vmstat.h>
 #include <asm/tlbflush.h>
-#include <trace/events/hawkeye.h>
 
 #include "../internal.h"
 #include "hawkeye.h"
@@ -85,7 +76,6 @@
 #define DEBLOAT_MEMCG_SAMPLE	(HZ / 10)	/* ... in a cgroup nearing its limit */
 #define DEBLOAT_AHEAD		HZ	/* a cgroup's use is foreseen this far */
 #define DEBLOAT_BATCH		16	/* most THPs examined per mmap_lock hold */
-#define DEBLOAT_PMD_BATCH	512	/* most PMDs walked per mmap_lock hold */
 #define DEBLOAT_DEFERRED	256	/* most queued THPs looked at per cgroup */
 
 DEFINE_STATIC_KEY_FALSE(hawkeye_debloat_key);
@@ -113,27 +103,6 @@ struct debloat_mm {
 	bool sampled;		/* promotion's estimate is known: */
 	unsigned long overhead;	/* ... hot 4 KB pages not in huge pages */
 	int measured;		/* hawkeye-pmu's measurement, -1: none */
-};
-
-/*
- * Where recovery works: the whole machine, or a memory cgroup (and its
- * descendants) nearing its limit.
- */
-struct debloat_domain {
-	struct mem_cgroup *memcg;	/* NULL: the machine */
-	unsigned int bar;		/* zero subpages worth a split */
-	bool split;			/* the round split a THP */
-};
-
-/* The state of a scan of a process's THPs (and mTHPs). */
-struct debloat_walk {
-	struct debloat_domain *dom;
-	unsigned int budget;	/* THPs left to examine in this batch */
-	unsigned int pmds;	/* PMDs walked in this batch */
-	unsigned long next;	/* where the next batch starts */
-	/* In the 2 MB range examined: */
-	unsigned long bytes;	/* bytes read */
-	bool split;		/* a folio was split */
 };
 
 /* Memory in use: all of RAM but what is available without swapping. */
@@ -255,42 +224,15 @@ static bool debloat_wanted_now(bool active)
 	return debloat_wanted_in(NULL, active);
 }
 
-/* Does recovery in @dom go on? */
-static bool debloat_goes_on(struct debloat_domain *dom)
+/**
+ * hawkeye_debloat_goes_on - does recovery in a domain go on?
+ * @dom: the domain
+ *
+ * Return: true while its use is above its low watermark.
+ */
+bool hawkeye_debloat_goes_on(struct debloat_domain *dom)
 {
 	return debloat_wanted_in(dom->memcg, true);
-}
-
-/*
- * Only private anonymous memory is recovered. Left alone: mlocked memory
- * (the split would not map the zero page there), shared and file-backed
- * memory, KSM areas (KSM merges pages its own way) and userfaultfd-
- * registered areas (a zero page mapped by the kernel would hide a fault
- * from the monitor).
- */
-static bool debloat_vma_suitable(struct vm_area_struct *vma)
-{
-	if (!vma_is_anonymous(vma) || userfaultfd_armed(vma))
-		return false;
-	return !(vma->vm_flags & (VM_LOCKED | VM_SHARED | VM_MERGEABLE));
-}
-
-/*
- * The anonymous THP that @pmdval maps, if it is one recovery may split:
- * mapped by this process only, so that no other process loses its huge
- * mapping. Called under the PMD lock.
- */
-static struct folio *debloat_pmd_folio(pmd_t pmdval)
-{
-	struct folio *folio;
-
-	if (!pmd_present(pmdval) || !pmd_trans_huge(pmdval) ||
-	    is_huge_zero_pmd(pmdval))
-		return NULL;
-	folio = pmd_folio(pmdval);
-	if (!folio_test_anon(folio) || folio_mapcount(folio) != 1)
-		return NULL;
-	return folio;
 }
 
 /*
@@ -306,7 +248,7 @@ static void debloat_sample_mm(struct debloat_mm *dm)
 		dm->nr_thp = 0;
 		return;
 	}
-	hawkeye_count_thps(dm->mm, debloat_vma_suitable, debloat_pmd_folio,
+	hawkeye_count_thps(dm->mm, hawkeye_debloat_vma_suitable, hawkeye_debloat_pmd_folio,
 			   &count);
 	dm->nr_thp = count.nr;
 	dm->nr_young = count.young;
@@ -315,356 +257,6 @@ static void debloat_sample_mm(struct debloat_mm *dm)
 	dm->measured = hawkeye_promote_measured(dm->mm);
 	mmput(dm->mm);
 }
-
-/*
- * Is the 4 KB page at @addr zero-filled? Reading stops at the first
- * non-zero byte; *@bytes grows by the number of bytes read.
- */
-static bool debloat_page_is_zero(const void *addr, unsigned long *bytes)
-{
-	/* The page is mapped and may be written meanwhile: a hint. */
-	const u8 *nz = data_race(memchr_inv(addr, 0, PAGE_SIZE));
-
-	*bytes += nz ? nz - (const u8 *)addr + 1 : PAGE_SIZE;
-	return !nz;
-}
-
-/*
- * Has @folio at least @threshold zero-filled subpages? Stops as soon as
- * the answer is known. The folio is mapped and may be written meanwhile:
- * the answer is a hint, the split checks each subpage again.
- */
-static bool debloat_worth_splitting(struct folio *folio, unsigned int threshold,
-				    unsigned long *bytes)
-{
-	unsigned int nr = folio_nr_pages(folio), zero = 0, i;
-
-	for (i = 0; i < nr; i++) {
-		void *addr = kmap_local_folio(folio, i * PAGE_SIZE);
-
-		if (debloat_page_is_zero(addr, bytes))
-			zero++;
-		kunmap_local(addr);
-		if (zero >= threshold)
-			return true;
-		/* Too many in use for the rest to reach the threshold. */
-		if (i + 1 - zero > nr - threshold)
-			return false;
-	}
-	return false;
-}
-
-/* The PTEs from @addr to @end that map the shared zero page. */
-static unsigned int debloat_zero_ptes(struct mm_struct *mm, pmd_t *pmd,
-				      unsigned long addr, unsigned long end)
-{
-	unsigned int nr = 0;
-	spinlock_t *ptl;
-	pte_t *start, *pte;
-
-	pte = pte_offset_map_lock(mm, pmd, addr, &ptl);
-	start = pte;
-	if (!pte)
-		return 0;
-	for (; addr < end; pte++, addr += PAGE_SIZE) {
-		pte_t ptent = ptep_get(pte);
-
-		if (pte_present(ptent) && is_zero_pfn(pte_pfn(ptent)))
-			nr++;
-	}
-	pte_unmap_unlock(start, ptl);
-	return nr;
-}
-
-/*
- * Count the subpages from @addr to @end, of @folio (referenced) just split
- * to order 0, that the split mapped to the zero page: freed.
- */
-static unsigned int debloat_count_freed(struct mm_walk *walk, pmd_t *pmd,
-					struct folio *folio, unsigned long addr,
-					unsigned long end)
-{
-	unsigned int zero = debloat_zero_ptes(walk->mm, pmd, addr, end);
-
-	/* The head page stays charged to the cgroup the folio was. */
-	count_memcg_folio_events(folio, HAWKEYE_DEBLOAT_ZERO_PAGES_FREED, zero);
-	count_vm_events(HAWKEYE_DEBLOAT_ZERO_PAGES_FREED, zero);
-	return zero;
-}
-
-/*
- * The orders recovery splits to in @vma, highest first: with debloat/mthp
- * on, the mTHP sizes enabled for it below 2 MB; and 0, where the split
- * maps zero-filled subpages to the zero page.
- */
-static unsigned long debloat_split_orders(struct vm_area_struct *vma)
-{
-	unsigned long orders = 0;
-
-	if (READ_ONCE(hawkeye_debloat.mthp))
-		orders = thp_vma_allowable_orders(vma, vma->vm_flags,
-						  TVA_ENFORCE_SYSFS,
-						  THP_ORDERS_ALL_ANON &
-						  (BIT(HPAGE_PMD_ORDER) - 1));
-	return orders | BIT(0);
-}
-
-/*
- * Split @folio (referenced and locked by the caller) to the highest of
- * @orders below its own, as split_huge_page() requires: not pinned by
- * anyone else. A split to order 0 maps the subpages that are zero-filled
- * then to the zero page and frees them. Returns the order split to, or -1.
- */
-static int debloat_split(struct mm_walk *walk, struct folio *folio,
-			 unsigned long orders)
-{
-	unsigned int from = folio_order(folio);
-	int order = highest_order(orders & (BIT(from) - 1));
-
-	/*
-	 * A partially mapped folio goes to order 0, as the deferred split
-	 * shrinker splits it: a large piece would leave the queue with its
-	 * unmapped subpages still allocated.
-	 */
-	if (folio_test_partially_mapped(folio))
-		order = 0;
-	if (split_huge_page_to_list_to_order(&folio->page, NULL, order))
-		return -1;
-	/* A hint for khugepaged, which reads it locklessly. */
-	WRITE_ONCE(walk->mm->hawkeye_debloat_splits,
-		   walk->mm->hawkeye_debloat_splits + 1);
-	/* The head page stays charged to the cgroup the folio was. */
-	if (from == HPAGE_PMD_ORDER) {
-		count_memcg_folio_events(folio, HAWKEYE_DEBLOAT_THP_SPLIT, 1);
-		count_vm_event(HAWKEYE_DEBLOAT_THP_SPLIT);
-	} else {
-		hawkeye_stat_inc(HAWKEYE_STAT_DEBLOAT_MTHP_SPLIT);
-	}
-	return order;
-}
-
-/* A folio of @order's share of @bar, the zero subpages that split a THP. */
-static unsigned int debloat_piece_bar(unsigned int bar, unsigned int order)
-{
-	return DIV_ROUND_UP(bar << order, HPAGE_PMD_NR);
-}
-
-/**
- * hawkeye_best_order() - the page size a 2 MB region's use asks for
- * @used: a bit for each of its HPAGE_PMD_NR pages that is in use (accessed
- *	  in a sample window)
- * @orders: the orders allowed, order 0 among them
- *
- * Recovery's judgement, with pages not used in place of zero-filled ones:
- * the highest of @orders at which the pieces that hold used pages would,
- * as folios of that order, on average stay below their share of the split
- * threshold in unused pages (debloat_piece_bar()). 2 MB where coverage is
- * dense, a smaller mTHP size where used pages cluster in dense pieces.
- *
- * Return: that order; 0 when no page is used or no large order fits.
- */
-unsigned int hawkeye_best_order(const unsigned long *used, unsigned long orders)
-{
-	unsigned int threshold = READ_ONCE(hawkeye_debloat.threshold);
-
-	orders &= GENMASK(HPAGE_PMD_ORDER, 1);
-	while (orders) {
-		unsigned int order = __fls(orders), nr = 1U << order;
-		unsigned int i, w, pieces = 0, unused = 0;
-
-		orders &= ~BIT(order);
-		/* A word at a time: this runs for every region sampled. */
-		for (i = 0; i < HPAGE_PMD_NR; i += nr) {
-			w = nr > BITS_PER_LONG ?
-			    bitmap_weight(used + i / BITS_PER_LONG, nr) :
-			    hweight_long(bitmap_read(used, i, nr));
-			if (w) {
-				pieces++;
-				unused += nr - w;
-			}
-		}
-		if (pieces && unused < pieces * debloat_piece_bar(threshold, order))
-			return order;
-	}
-	return 0;
-}
-
-/*
- * Examine @folio (referenced), which @pmd maps from @addr: split it to the
- * highest of @orders below its own if at least @bar of its subpages are
- * zero-filled, counting what a split to order 0 freed. Returns the order
- * split to, or -1.
- */
-static int debloat_examine(struct mm_walk *walk, pmd_t *pmd,
-			   struct folio *folio, unsigned long addr,
-			   unsigned int bar, unsigned long orders)
-{
-	struct debloat_walk *dw = walk->private;
-	unsigned int from = folio_order(folio), freed = 0;
-	int to = -1;
-
-	/*
-	 * Locked while it is read, not only referenced: the other walker
-	 * (the thread, or direct recovery in a cgroup) skips it rather than
-	 * make its split fail. In step, they failed each other's splits
-	 * (thp_split_page_failed) and a charge went to reclaim.
-	 */
-	if (!folio_trylock(folio))
-		return -1;
-	/* Split or freed by someone else since it was looked up? */
-	if (folio_test_large(folio) && folio_test_anon(folio) &&
-	    folio_order(folio) == from &&
-	    !folio_contain_hwpoisoned_page(folio) &&
-	    hawkeye_memcg_recoverable(folio, dw->dom->memcg) &&
-	    debloat_worth_splitting(folio, bar, &dw->bytes))
-		to = debloat_split(walk, folio, orders);
-	folio_unlock(folio);
-	if (to < 0)
-		return to;
-	dw->split = true;
-	dw->dom->split = true;
-	if (!to)
-		freed = debloat_count_freed(walk, pmd, folio, addr,
-					    addr + (PAGE_SIZE << from));
-	trace_hawkeye_debloat_split(walk->mm, addr, from, to, freed);
-	return to;
-}
-
-/*
- * The next anonymous large folio that the PTEs at or after *@addr, below
- * @end, map whole, starting with its first page, and that only this
- * process maps (likely): referenced, with *@addr set to where it starts.
- */
-static struct folio *debloat_pte_folio(struct mm_walk *walk, pmd_t *pmd,
-				       unsigned long *addr, unsigned long end)
-{
-	struct folio *folio = NULL;
-	spinlock_t *ptl;
-	pte_t *start, *pte;
-
-	pte = pte_offset_map_lock(walk->mm, pmd, *addr, &ptl);
-	start = pte;
-	if (!pte)
-		return NULL;
-	for (; *addr < end; pte++, *addr += PAGE_SIZE) {
-		pte_t ptent = ptep_get(pte);
-		struct page *page;
-		struct folio *f;
-
-		if (!pte_present(ptent))
-			continue;
-		page = vm_normal_page(walk->vma, *addr, ptent);
-		if (!page)
-			continue;
-		f = page_folio(page);
-		if (!folio_test_large(f) || !folio_test_anon(f) ||
-		    page != &f->page || *addr + folio_size(f) > end ||
-		    folio_likely_mapped_shared(f))
-			continue;
-		folio = f;
-		folio_get(folio);
-		break;
-	}
-	pte_unmap_unlock(start, ptl);
-	return folio;
-}
-
-/*
- * Break down the large folios that the PTEs from @addr to @end map: each
- * with at least its share of the bar zero-filled is split to the next
- * lower of @orders, and its pieces are examined in turn, so that the dense
- * ones stay large folios of the highest order that has them whole and only
- * the sparse ones reach order 0, whose zero-filled subpages are freed.
- * Returns the folios examined.
- */
-static unsigned int debloat_break_down(struct mm_walk *walk, pmd_t *pmd,
-				       unsigned long addr, unsigned long end,
-				       unsigned long orders)
-{
-	struct debloat_walk *dw = walk->private;
-	unsigned int examined = 0;
-	struct folio *folio;
-
-	while ((folio = debloat_pte_folio(walk, pmd, &addr, end))) {
-		unsigned int order = folio_order(folio);
-		unsigned int bar = debloat_piece_bar(dw->dom->bar, order);
-		unsigned long size = PAGE_SIZE << order;
-		int to;
-
-		examined++;
-		to = debloat_examine(walk, pmd, folio, addr, bar, orders);
-		folio_put(folio);
-		/* Split to a large order: its pieces are examined next. */
-		if (to <= 0)
-			addr += size;
-		cond_resched();
-	}
-	return examined;
-}
-
-/*
- * Scanning: examine THPs, split those with enough zero-filled subpages;
- * with debloat/mthp on, also the mTHPs that PTE tables map.
- */
-static int debloat_scan_pmd(pmd_t *pmd, unsigned long addr,
-			    unsigned long end, struct mm_walk *walk)
-{
-	unsigned long orders = debloat_split_orders(walk->vma);
-	struct debloat_walk *dw = walk->private;
-	struct folio *folio;
-	spinlock_t *ptl;
-	int to = -1;
-
-	/*
-	 * Every PMD walked counts, a THP or not: a batch ends after
-	 * DEBLOAT_PMD_BATCH, or sooner for a writer waiting on mmap_lock.
-	 */
-	if (dw->pmds++ && (dw->pmds > DEBLOAT_PMD_BATCH ||
-			   mmap_lock_is_contended(walk->mm))) {
-		dw->next = addr;
-		return 1;
-	}
-	dw->bytes = 0;
-	dw->split = false;
-	ptl = hawkeye_thp_lock(pmd, walk->vma, debloat_pmd_folio, &folio);
-	if (ptl) {
-		folio_get(folio);
-		spin_unlock(ptl);
-		addr &= HPAGE_PMD_MASK;
-		end = addr + HPAGE_PMD_SIZE;
-		to = debloat_examine(walk, pmd, folio, addr, dw->dom->bar,
-				     orders);
-		folio_put(folio);
-		hawkeye_stat_inc(HAWKEYE_STAT_DEBLOAT_THP_SCANNED);
-		/* Split to mTHPs: their turn, the caller's reference dropped. */
-		if (to > 0)
-			debloat_break_down(walk, pmd, addr, end, orders);
-	} else if (orders == BIT(0) || pmd_trans_huge(pmdp_get_lockless(pmd)) ||
-		   !debloat_break_down(walk, pmd, addr, end, orders)) {
-		/* No THP, and no mTHP examined. */
-		return 0;
-	}
-	hawkeye_stat_add(HAWKEYE_STAT_DEBLOAT_BYTES_READ, dw->bytes);
-
-	dw->next = end;
-	/* Batch done: the caller drops mmap_lock and keeps to the rate. */
-	if (!--dw->budget)
-		return 1;
-	/* No more split than the goal needs: low_pct. */
-	return dw->split && !debloat_goes_on(dw->dom);
-}
-
-static int debloat_test_walk(unsigned long start, unsigned long end,
-			     struct mm_walk *walk)
-{
-	return debloat_vma_suitable(walk->vma) ? 0 : 1;
-}
-
-static const struct mm_walk_ops debloat_scan_ops = {
-	.test_walk = debloat_test_walk,
-	.pmd_entry = debloat_scan_pmd,
-	.walk_lock = PGWALK_RDLOCK,
-};
 
 /*
  * Examine all THPs of @mm, in batches of at most DEBLOAT_BATCH under
@@ -681,7 +273,7 @@ static bool debloat_scan_mm(struct debloat_domain *dom, struct mm_struct *mm,
 		unsigned int rate = READ_ONCE(hawkeye_debloat.rate);
 		unsigned int batch = DEBLOAT_BATCH;
 
-		if (kthread_should_stop() || !debloat_goes_on(dom))
+		if (kthread_should_stop() || !hawkeye_debloat_goes_on(dom))
 			return false;
 		/* Held for one batch: an exiting process frees its memory. */
 		if (!hawkeye_mm_get(mm))
@@ -691,9 +283,7 @@ static bool debloat_scan_mm(struct debloat_domain *dom, struct mm_struct *mm,
 			batch = clamp(rate / 10, 1U, batch);
 		dw.budget = batch;
 		dw.pmds = 0;
-		mmap_read_lock(mm);
-		ret = walk_page_range(mm, dw.next, ULONG_MAX, &debloat_scan_ops, &dw);
-		mmap_read_unlock(mm);
+		ret = hawkeye_debloat_walk(&dw, mm);
 		mmput(mm);
 		/* No address space is held here: suspend may freeze us. */
 		hawkeye_throttle(next, batch - dw.budget, rate);
@@ -803,7 +393,7 @@ static bool debloat_split_deferred(struct debloat_domain *dom)
 			       READ_ONCE(m->deferred_split_queue.split_queue_len));
 		for (looked = 0; looked < queued && more; looked++) {
 			split += memcg_split_deferred(m, 1);
-			more = debloat_goes_on(dom);
+			more = hawkeye_debloat_goes_on(dom);
 			cond_resched();
 		}
 		if (split) {
@@ -859,7 +449,7 @@ static bool debloat_round(struct debloat_domain *dom)
 		schedule_timeout_interruptible(window);
 		try_to_freeze();
 	}
-	return more && debloat_goes_on(dom);
+	return more && hawkeye_debloat_goes_on(dom);
 }
 
 /* The bar after a full pass that left memory tight: half, >= @threshold / 8. */
@@ -1169,51 +759,6 @@ static unsigned long debloat_anon_orders(void)
 	return orders & THP_ORDERS_ALL_ANON & (BIT(HPAGE_PMD_ORDER) - 1);
 }
 
-/* Is @folio still an anonymous large folio on the LRU that starts at @page? */
-static bool debloat_is_piece(struct folio *folio, struct page *page)
-{
-	return folio_test_lru(folio) && folio_test_anon(folio) &&
-	       folio_test_large(folio) && &folio->page == page;
-}
-
-/*
- * Split the piece of a split THP that starts at @page on to base pages if
- * at least its share of @bar of its subpages are zero-filled (those then
- * map the zero page and are freed). @locked: the caller holds the piece
- * referenced and locked (the THP's first piece).
- */
-static void debloat_split_piece(struct page *page, unsigned int bar,
-				bool locked)
-{
-	struct folio *folio = page_folio(page);
-	unsigned long bytes = 0;
-
-	if (!locked) {
-		if (!folio_try_get(folio))
-			return;
-		/*
-		 * Freed and reused since the split? As compaction does: what
-		 * it is before its lock is taken, and again under it.
-		 */
-		if (page_folio(page) != folio || !debloat_is_piece(folio, page) ||
-		    !folio_trylock(folio)) {
-			folio_put(folio);
-			return;
-		}
-	}
-	if (debloat_is_piece(folio, page) &&
-	    !folio_contain_hwpoisoned_page(folio) &&
-	    debloat_worth_splitting(folio, debloat_piece_bar(bar,
-							     folio_order(folio)),
-				    &bytes))
-		split_folio(folio);
-	hawkeye_stat_add(HAWKEYE_STAT_DEBLOAT_BYTES_READ, bytes);
-	if (!locked) {
-		folio_unlock(folio);
-		folio_put(folio);
-	}
-}
-
 /**
  * hawkeye_split_underused() - split a THP for reclaim's THP shrinker
  * @folio: an anonymous THP that thp_underused() found at or past the bar,
@@ -1231,9 +776,7 @@ static void debloat_split_piece(struct page *page, unsigned int bar,
 int hawkeye_split_underused(struct folio *folio)
 {
 	unsigned long orders;
-	unsigned int bar, i, nr;
-	struct page *head = &folio->page;
-	int order, err;
+	unsigned int bar;
 
 	/*
 	 * In the swap cache a folio splits to order 0 only; one partially
@@ -1247,17 +790,7 @@ int hawkeye_split_underused(struct folio *folio)
 	bar = debloat_shrinker_bar(folio);
 	if (!orders || bar == UINT_MAX)
 		return split_folio(folio);
-	order = highest_order(orders);
-	err = split_huge_page_to_list_to_order(head, NULL, order);
-	if (err)
-		return err;
-	/* The first piece is @folio, still locked; the others are not. */
-	nr = 1U << order;
-	for (i = 0; i < HPAGE_PMD_NR; i += nr) {
-		debloat_split_piece(nth_page(head, i), bar, !i);
-		cond_resched();
-	}
-	return 0;
+	return hawkeye_debloat_split_pieces(folio, highest_order(orders), bar);
 }
 
 /* The knob table (sysfs.c) checked the bounds: low < high remains. */

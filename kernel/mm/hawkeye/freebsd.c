@@ -512,4 +512,5 @@ const struct hawkeye_policy_ops hawkeye_freebsd_ops = {
 	.sample = hawkeye_base_sample,
 	.batch = freebsd_batch,
 	.fault = freebsd_fault,
+	.show = hawkeye_base_show,
 };

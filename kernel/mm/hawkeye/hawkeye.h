@@ -7,11 +7,14 @@
  *                 sampling, the 2 MB region walks, the rate limit, threads
  *   prezero.c     asynchronous pre-zeroing: the threads, the fault's clear
  *   zeroed.c      the index of zeroed free blocks the allocator looks in
- *   debloat.c     bloat recovery, of the machine and inside memory cgroups
+ *   debloat.c     bloat recovery, of the machine and inside memory cgroups:
+ *                 when, where, in which order
+ *   split.c       ... its mechanism: zero-filled subpages, the splits
  *   memcg.c       memory cgroups: limits, pressure, memory.thp.*
  *   registry.c    the processes promotion works on, a record each
  *   promote.c     promotion: the policy table and switch, the thread
- *   access_map.c  the hawkeye-g and hawkeye-pmu policies
+ *   access_map.c  the access map hawkeye-g and hawkeye-pmu keep per process
+ *   order.c       ... and the order those two policies promote in
  *   ingens.c      the ingens policy, and the sampling freebsd shares
  *   freebsd.c     the freebsd policy: 2 MB reservations
  *                 (both with CONFIG_HAWKEYE_BASELINES)
@@ -257,6 +260,35 @@ int hawkeye_debloat_set_high_pct(unsigned int pct);
 int hawkeye_debloat_set_low_pct(unsigned int pct);
 int hawkeye_debloat_set_threshold(unsigned int nr);
 unsigned int hawkeye_debloat_current_threshold(void);
+/*
+ * Where recovery works: the whole machine, or a memory cgroup (and its
+ * descendants) nearing its limit.
+ */
+struct debloat_domain {
+	struct mem_cgroup *memcg;	/* NULL: the machine */
+	unsigned int bar;		/* zero subpages worth a split */
+	bool split;			/* the round split a THP */
+};
+
+/* The state of a scan of a process's THPs (and mTHPs). */
+struct debloat_walk {
+	struct debloat_domain *dom;
+	unsigned int budget;	/* THPs left to examine in this batch */
+	unsigned int pmds;	/* PMDs walked in this batch */
+	unsigned long next;	/* where the next batch starts */
+	/* In the 2 MB range examined: */
+	unsigned long bytes;	/* bytes read */
+	bool split;		/* a folio was split */
+};
+
+bool hawkeye_debloat_goes_on(struct debloat_domain *dom);
+
+/* split.c: recovery's mechanism */
+bool hawkeye_debloat_vma_suitable(struct vm_area_struct *vma);
+struct folio *hawkeye_debloat_pmd_folio(pmd_t pmdval);
+int hawkeye_debloat_walk(struct debloat_walk *dw, struct mm_struct *mm);
+int hawkeye_debloat_split_pieces(struct folio *folio, unsigned int order,
+				 unsigned int bar);
 unsigned int hawkeye_best_order(const unsigned long *used, unsigned long orders);
 
 /* memcg.c */
@@ -429,6 +461,9 @@ struct hawkeye_policy_state {
  * @measured:	a process's measured MMU overhead, 1/100 %; -1: none
  * @set_measured: record it (1/100 %, -1: forget it); kept by the
  *		policies that keep measurements whichever of them runs
+ * @show:	its lines of /proc/<pid>/hawkeye, for any process (zeros for
+ *		one it keeps no state of; NULL: the record); policies that
+ *		share it are next to each other in the policy table
  *
  * The linux policy has no hooks: khugepaged promotes as upstream. The
  * promotion thread, the switch and the fault hook call through the table
@@ -448,6 +483,7 @@ struct hawkeye_policy_ops {
 	bool (*overhead)(struct hawkeye_mm *hm, unsigned long *overhead);
 	int (*measured)(struct hawkeye_mm *hm);
 	void (*set_measured)(struct hawkeye_mm *hm, int overhead);
+	void (*show)(struct seq_file *m, struct hawkeye_mm *hm);
 };
 
 extern const struct hawkeye_policy_ops hawkeye_g_ops;
@@ -474,8 +510,38 @@ int hawkeye_promote_parse_policy(const char *buf);
 ssize_t hawkeye_promote_show_policy(char *buf);
 bool hawkeye_promote_overhead(struct mm_struct *mm, unsigned long *overhead);
 int hawkeye_promote_measured(struct mm_struct *mm);
+void hawkeye_promote_show(struct seq_file *m, struct hawkeye_mm *hm);
 
 /* access_map.c */
+/* Access coverage a bucket spans: 0-49 bucket 0, ..., 450-512 bucket 9. */
+#define HAWKEYE_BUCKET_WIDTH	50
+
+/* A 2 MB region of a process, mapped by a page table when last seen. */
+struct hawkeye_region {
+	struct list_head node;		/* in its bucket */
+	unsigned long addr;
+	unsigned int ema;		/* access coverage, 0..HPAGE_PMD_NR */
+	unsigned int bucket;
+	unsigned int best_order;	/* hawkeye_best_order() at the last sample */
+	bool smaller;			/* on the map's smaller list */
+	unsigned int present;		/* PTEs present when last read */
+	unsigned long pass;		/* the sample pass that saw it last */
+	bool per_page;			/* secondary MMUs saw accesses: ask per page */
+};
+
+extern const struct hawkeye_policy_state hawkeye_access_map_state;
+
+void hawkeye_map_mm_init(struct hawkeye_mm *hm);
+void hawkeye_map_mm_release(struct hawkeye_mm *hm);
+void hawkeye_map_place(struct hawkeye_mm *hm, struct hawkeye_region *r,
+		       unsigned int ema, unsigned int best, bool fresh);
+void hawkeye_map_remove(struct hawkeye_mm *hm, struct hawkeye_region *r);
+void hawkeye_map_clear(struct hawkeye_mm *hm);
+void hawkeye_map_sample(struct hawkeye_mm *hm, unsigned long pass);
+bool hawkeye_map_promote(struct hawkeye_mm *hm, struct hawkeye_region *r);
+bool hawkeye_map_overhead(struct hawkeye_mm *hm, unsigned long *overhead);
+int hawkeye_map_measured(struct hawkeye_mm *hm);
+void hawkeye_map_set_measured(struct hawkeye_mm *hm, int overhead);
 void hawkeye_access_map_show(struct seq_file *m, struct hawkeye_mm *hm);
 
 #ifdef CONFIG_HAWKEYE_BASELINES
@@ -522,10 +588,6 @@ void hawkeye_base_round(const struct hawkeye_base_rules *rules,
 			struct hawkeye_mm **hms, unsigned int nr,
 			unsigned int batch, unsigned int fmfi);
 vm_fault_t hawkeye_base_register(struct vm_fault *vmf);
-#else /* !CONFIG_HAWKEYE_BASELINES */
-static inline void hawkeye_base_show(struct seq_file *m, struct hawkeye_mm *hm)
-{
-}
 #endif /* CONFIG_HAWKEYE_BASELINES */
 
 #endif /* _MM_HAWKEYE_HAWKEYE_H */

@@ -451,6 +451,7 @@ const struct hawkeye_policy_ops hawkeye_ingens_ops = {
 	.sample = hawkeye_base_sample,
 	.batch = ingens_batch,
 	.fault = hawkeye_base_register,
+	.show = hawkeye_base_show,
 };
 
 #ifdef CONFIG_HAWKEYE_BASELINES_KUNIT_TEST

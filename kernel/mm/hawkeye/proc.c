@@ -34,9 +34,8 @@ static void proc_show_mm(struct seq_file *m, struct mm_struct *mm)
 	struct hawkeye_mm *hm = mm ? hawkeye_mm_find(mm) : NULL;
 
 	seq_printf(m, "policy %s\n", hawkeye_promote_policy()->name);
-	hawkeye_access_map_show(m, hm);
+	hawkeye_promote_show(m, hm);
 	proc_show_promote(m, hm);
-	hawkeye_base_show(m, hm);
 	seq_printf(m, "debloat_splits %lu\n",
 		   mm ? READ_ONCE(mm->hawkeye_debloat_splits) : 0);
 	if (hm)

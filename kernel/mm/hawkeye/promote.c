@@ -382,6 +382,27 @@ int hawkeye_promote_set_ms(unsigned int *knob, unsigned int ms)
 }
 
 /**
+ * hawkeye_promote_show - the policies' lines of /proc/<pid>/hawkeye
+ * @m: the file
+ * @hm: the process's record, or NULL
+ *
+ * Each policy's lines once, in the order of the policy table, whichever
+ * policy runs: the file has the same lines under every policy.
+ */
+void hawkeye_promote_show(struct seq_file *m, struct hawkeye_mm *hm)
+{
+	void (*shown)(struct seq_file *m, struct hawkeye_mm *hm) = NULL;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(policies); i++) {
+		if (!policies[i] || !policies[i]->show || policies[i]->show == shown)
+			continue;
+		shown = policies[i]->show;
+		shown(m, hm);
+	}
+}
+
+/**
  * hawkeye_promote_overhead - the policy's estimate of a process's MMU overhead
  * @mm: the process, on which the caller holds a reference on mm_users
  * @overhead: where the estimate goes

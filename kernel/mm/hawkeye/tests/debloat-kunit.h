@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * KUnit tests of HawkEye bloat recovery, built into debloat.c so that they
- * reach its static functions.
+ * KUnit tests of HawkEye bloat recovery's policy, built into debloat.c so
+ * that they reach its static functions.
  */
 #ifndef _MM_HAWKEYE_DEBLOAT_KUNIT_H
 #define _MM_HAWKEYE_DEBLOAT_KUNIT_H
@@ -10,105 +10,6 @@
 #include <linux/mman.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
-
-static void debloat_test_page_is_zero(struct kunit *test)
-{
-	struct page *page = alloc_page(GFP_KERNEL | __GFP_ZERO);
-	unsigned long bytes = 0;
-	u8 *p;
-
-	KUNIT_ASSERT_NOT_NULL(test, page);
-	p = page_address(page);
-
-	KUNIT_EXPECT_TRUE(test, debloat_page_is_zero(p, &bytes));
-	KUNIT_EXPECT_EQ(test, bytes, PAGE_SIZE);
-
-	/* Reading stops at the first non-zero byte, which is read. */
-	p[9] = 0x42;
-	bytes = 0;
-	KUNIT_EXPECT_FALSE(test, debloat_page_is_zero(p, &bytes));
-	KUNIT_EXPECT_EQ(test, bytes, 10UL);
-
-	p[0] = 1;
-	bytes = 0;
-	KUNIT_EXPECT_FALSE(test, debloat_page_is_zero(p, &bytes));
-	KUNIT_EXPECT_EQ(test, bytes, 1UL);
-
-	memset(p, 0, PAGE_SIZE);
-	p[PAGE_SIZE - 1] = 0x80;
-	bytes = 0;
-	KUNIT_EXPECT_FALSE(test, debloat_page_is_zero(p, &bytes));
-	KUNIT_EXPECT_EQ(test, bytes, PAGE_SIZE);
-
-	__free_page(page);
-}
-
-/* Set byte @off of every subpage i of @folio for which @pick(i) holds. */
-static void debloat_test_fill(struct folio *folio, bool (*pick)(unsigned int),
-			      unsigned int off)
-{
-	unsigned int i;
-
-	for (i = 0; i < folio_nr_pages(folio); i++) {
-		u8 *p = kmap_local_folio(folio, i * PAGE_SIZE);
-
-		memset(p, 0, PAGE_SIZE);
-		if (pick(i))
-			p[off] = 0xa5;
-		kunmap_local(p);
-	}
-}
-
-static bool debloat_test_none(unsigned int i)
-{
-	return false;
-}
-
-static bool debloat_test_first_300(unsigned int i)
-{
-	return i < 300;
-}
-
-static bool debloat_test_even(unsigned int i)
-{
-	return !(i & 1);
-}
-
-static void debloat_test_worth_splitting(struct kunit *test)
-{
-	struct folio *folio = folio_alloc(GFP_KERNEL, HPAGE_PMD_ORDER);
-	unsigned long bytes;
-
-	if (!folio)
-		kunit_skip(test, "no free huge page");
-
-	/* All zero: done once the threshold is reached. */
-	debloat_test_fill(folio, debloat_test_none, 0);
-	bytes = 0;
-	KUNIT_EXPECT_TRUE(test, debloat_worth_splitting(folio, 256, &bytes));
-	KUNIT_EXPECT_EQ(test, bytes, 256 * PAGE_SIZE);
-	bytes = 0;
-	KUNIT_EXPECT_TRUE(test, debloat_worth_splitting(folio, HPAGE_PMD_NR, &bytes));
-	KUNIT_EXPECT_EQ(test, bytes, HPAGE_PMD_NR * PAGE_SIZE);
-
-	/* 257 subpages in use cannot leave 256 zero ones: one byte each. */
-	debloat_test_fill(folio, debloat_test_first_300, 0);
-	bytes = 0;
-	KUNIT_EXPECT_FALSE(test, debloat_worth_splitting(folio, 256, &bytes));
-	KUNIT_EXPECT_EQ(test, bytes, 257UL);
-
-	/* Every other subpage in use, first non-zero byte at offset 9. */
-	debloat_test_fill(folio, debloat_test_even, 9);
-	bytes = 0;
-	KUNIT_EXPECT_TRUE(test, debloat_worth_splitting(folio, 256, &bytes));
-	KUNIT_EXPECT_EQ(test, bytes, 256 * PAGE_SIZE + 256 * 10);
-	/* 257 needed: known impossible at the 256th subpage in use (510). */
-	bytes = 0;
-	KUNIT_EXPECT_FALSE(test, debloat_worth_splitting(folio, 257, &bytes));
-	KUNIT_EXPECT_EQ(test, bytes, 255 * PAGE_SIZE + 256 * 10);
-
-	folio_put(folio);
-}
 
 static void debloat_test_hysteresis(struct kunit *test)
 {
@@ -236,65 +137,6 @@ static void debloat_test_lower_bar(struct kunit *test)
 }
 
 /* hawkeye-pmu: measured processes first, lowest measured overhead first. */
-/* An mTHP's share of the bar: proportional, rounded up, at least 1. */
-static void debloat_test_piece_bar(struct kunit *test)
-{
-	KUNIT_EXPECT_EQ(test, debloat_piece_bar(256, 4), 8U);	/* 64 KB */
-	KUNIT_EXPECT_EQ(test, debloat_piece_bar(256, 2), 2U);	/* 16 KB */
-	KUNIT_EXPECT_EQ(test, debloat_piece_bar(32, 4), 1U);
-	KUNIT_EXPECT_EQ(test, debloat_piece_bar(1, 2), 1U);
-	KUNIT_EXPECT_EQ(test, debloat_piece_bar(100, 4), 4U);	/* 3.125 */
-	KUNIT_EXPECT_EQ(test, debloat_piece_bar(512, HPAGE_PMD_ORDER), 512U);
-}
-
-static void debloat_test_best_order(struct kunit *test)
-{
-	unsigned long orders = BIT(HPAGE_PMD_ORDER) | BIT(4) | BIT(0);
-	unsigned int threshold = hawkeye_debloat.threshold;
-	DECLARE_BITMAP(used, HPAGE_PMD_NR);
-	unsigned int i;
-
-	hawkeye_debloat.threshold = HPAGE_PMD_NR / 2;
-	bitmap_zero(used, HPAGE_PMD_NR);
-	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, orders), 0U);
-
-	bitmap_set(used, 0, 300);		/* dense: 212 unused < 256 */
-	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, orders), HPAGE_PMD_ORDER);
-	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, BIT(4) | BIT(0)), 4U);
-
-	/* Every other 64 KB piece whole: 64 KB, not 2 MB (256 unused). */
-	bitmap_zero(used, HPAGE_PMD_NR);
-	for (i = 0; i < HPAGE_PMD_NR; i += 32)
-		bitmap_set(used, i, 16);
-	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, orders), 4U);
-	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, BIT(HPAGE_PMD_ORDER) | BIT(0)), 0U);
-
-	/* Every other page: no large size is dense enough. */
-	bitmap_zero(used, HPAGE_PMD_NR);
-	for (i = 0; i < HPAGE_PMD_NR; i += 2)
-		__set_bit(i, used);
-	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, orders | BIT(2)), 0U);
-
-	/* 9 of 16 pages of every other 64 KB piece: 7 unused < a bar of 8. */
-	bitmap_zero(used, HPAGE_PMD_NR);
-	for (i = 0; i < HPAGE_PMD_NR; i += 32)
-		bitmap_set(used, i, 9);
-	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, orders), 4U);
-
-	/*
-	 * Pages 100-299, across words and pieces of every size: 256 pages
-	 * leave 312 unused >= 2 * 128, 128 pages 184 < 3 * 64, 64 pages
-	 * 56 < 4 * 32, 32 pages 24 < 7 * 16.
-	 */
-	bitmap_zero(used, HPAGE_PMD_NR);
-	bitmap_set(used, 100, 200);
-	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, BIT(8) | BIT(0)), 0U);
-	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, GENMASK(8, 6) | BIT(0)), 7U);
-	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, BIT(6) | BIT(0)), 6U);
-	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, BIT(5) | BIT(0)), 5U);
-	hawkeye_debloat.threshold = threshold;
-}
-
 static void debloat_test_order_measured(struct kunit *test)
 {
 	struct debloat_mm mms[] = {
@@ -333,7 +175,7 @@ static void debloat_test_count_batches(struct kunit *test)
 	for (i = 0; i < HAWKEYE_THP_COUNT_BATCH; i++)
 		KUNIT_ASSERT_EQ(test, put_user(1, (char __user *)addr +
 						  i * HPAGE_PMD_SIZE), 0);
-	hawkeye_count_thps(current->mm, vma_is_anonymous, debloat_pmd_folio,
+	hawkeye_count_thps(current->mm, vma_is_anonymous, hawkeye_debloat_pmd_folio,
 			   &count);
 	KUNIT_EXPECT_EQ(test, count.pmds, (unsigned long)HAWKEYE_THP_COUNT_BATCH);
 	KUNIT_EXPECT_EQ(test, count.holds, 1UL);
@@ -342,7 +184,7 @@ static void debloat_test_count_batches(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, put_user(1, (char __user *)addr +
 						  i * HPAGE_PMD_SIZE), 0);
 	count = (struct hawkeye_thp_count){};
-	hawkeye_count_thps(current->mm, vma_is_anonymous, debloat_pmd_folio,
+	hawkeye_count_thps(current->mm, vma_is_anonymous, hawkeye_debloat_pmd_folio,
 			   &count);
 	KUNIT_EXPECT_EQ(test, count.nr, 0UL);
 	KUNIT_EXPECT_EQ(test, count.pmds, nr);
@@ -350,8 +192,6 @@ static void debloat_test_count_batches(struct kunit *test)
 }
 
 static struct kunit_case hawkeye_debloat_cases[] = {
-	KUNIT_CASE(debloat_test_page_is_zero),
-	KUNIT_CASE(debloat_test_worth_splitting),
 	KUNIT_CASE(debloat_test_hysteresis),
 	KUNIT_CASE(debloat_test_bad_knobs_change_nothing),
 	KUNIT_CASE(debloat_test_order),
@@ -361,8 +201,6 @@ static struct kunit_case hawkeye_debloat_cases[] = {
 	KUNIT_CASE(debloat_test_use_ahead),
 #endif
 	KUNIT_CASE(debloat_test_lower_bar),
-	KUNIT_CASE(debloat_test_piece_bar),
-	KUNIT_CASE(debloat_test_best_order),
 	KUNIT_CASE(debloat_test_count_batches),
 	{}
 };
