@@ -2,10 +2,11 @@
 /*
  * HawkEye's internal interface: what its files share.
  *
- *   common.c      helpers of several mechanisms: the process list, holding
- *                 an address space, VMA eligibility, THP accessed-bit
- *                 sampling, the 2 MB region walks, the rate limit, threads
- *   prezero.c     asynchronous pre-zeroing: the threads, the fault's clear
+ *   common.c      the mechanisms' lifecycle: the processes they work on,
+ *                 holding an address space, the rate limit, the threads
+ *   walk.c        page table primitives: accessed bits, 2 MB region walks
+ *   prezero.c     asynchronous pre-zeroing: the threads
+ *   fault.c       ... its side of the fault path; how faults clear
  *   zeroed.c      the index of zeroed free blocks the allocator looks in
  *   debloat.c     bloat recovery, of the machine and inside memory cgroups:
  *                 when, where, in which order
@@ -15,9 +16,11 @@
  *   promote.c     promotion: the policy table and switch, the thread
  *   access_map.c  the access map hawkeye-g and hawkeye-pmu keep per process
  *   order.c       ... and the order those two policies promote in
- *   ingens.c      the ingens policy, and the sampling freebsd shares
+ *   baseline.c    what the baseline policies share: base page faults,
+ *                 sampling, the promotion round
+ *   ingens.c      the ingens policy
  *   freebsd.c     the freebsd policy: 2 MB reservations
- *                 (both with CONFIG_HAWKEYE_BASELINES)
+ *                 (the three with CONFIG_HAWKEYE_BASELINES)
  *   sysfs.c       /sys/kernel/mm/hawkeye/: the knob table, the counters
  *   proc.c        /proc/<pid>/hawkeye, from each mechanism's part
  */
@@ -95,6 +98,19 @@ unsigned long hawkeye_stat_read(enum hawkeye_stat_item item);
 int hawkeye_grab_user_mms(struct mm_struct ***out, int flag);
 int hawkeye_dedup_mms(struct mm_struct **mms, int nr);
 bool hawkeye_mm_get(struct mm_struct *mm);
+void hawkeye_throttle(ktime_t *next, unsigned long done, unsigned int rate);
+
+/* How long @done units of work may take at @rate a second; 0: no limit. */
+static inline u64 hawkeye_budget_ns(unsigned long done, unsigned int rate)
+{
+	return rate ? div_u64((u64)done * NSEC_PER_SEC, rate) : 0;
+}
+
+int hawkeye_thread_start(struct task_struct **thread, int (*fn)(void *data),
+			 void *data, int nid, const char *name);
+void hawkeye_thread_stop(struct task_struct **thread);
+
+/* walk.c */
 int hawkeye_young_ptes(struct vm_area_struct *vma, unsigned long addr,
 		       unsigned long *young, unsigned long *skipped,
 		       unsigned int *present, bool *per_page);
@@ -139,17 +155,6 @@ typedef void (*hawkeye_mm_region_fn)(struct vm_area_struct *vma,
 
 long hawkeye_walk_mm(struct mm_struct *mm, unsigned int chunk,
 		     hawkeye_mm_region_fn fn, void *arg);
-void hawkeye_throttle(ktime_t *next, unsigned long done, unsigned int rate);
-
-/* How long @done units of work may take at @rate a second; 0: no limit. */
-static inline u64 hawkeye_budget_ns(unsigned long done, unsigned int rate)
-{
-	return rate ? div_u64((u64)done * NSEC_PER_SEC, rate) : 0;
-}
-
-int hawkeye_thread_start(struct task_struct **thread, int (*fn)(void *data),
-			 void *data, int nid, const char *name);
-void hawkeye_thread_stop(struct task_struct **thread);
 
 /*
  * hawkeye_<param>= on the command line: kept at boot, handed to @apply
@@ -240,6 +245,7 @@ int hawkeye_prezero_set_paced(unsigned int paced);
 int hawkeye_prezero_set_target_mb(unsigned int mb);
 int hawkeye_prezero_set_idle_rate(unsigned int rate);
 int hawkeye_prezero_set_fault_clear(unsigned int mode);
+void hawkeye_prezero_wake(int nid);
 
 /* Bloat recovery knobs; the thread reads them with READ_ONCE(). */
 struct hawkeye_debloat_params {
@@ -559,7 +565,10 @@ unsigned int hawkeye_fmfi(void);
 extern const struct hawkeye_policy_ops hawkeye_ingens_ops;
 extern const struct hawkeye_policy_ops hawkeye_freebsd_ops;
 
-/* ingens.c: the sampling and promotion rounds of ingens and freebsd */
+/* ingens.c */
+u64 hawkeye_ingens_metric(struct hawkeye_mm *hm);
+
+/* baseline.c: what ingens and freebsd share */
 void hawkeye_base_start(void);
 void hawkeye_base_stop(void);
 void hawkeye_base_sample(struct hawkeye_mm *hm, unsigned long pass);

@@ -13,9 +13,8 @@
  * node's memory bandwidth is shared), and leaves zones alone while they
  * are short of free memory.
  *
- * Also here: how a huge page fault clears a folio that was not
- * pre-zeroed (prezero/fault_clear), the baselines pre-zeroing is
- * measured against.
+ * fault.c has the fault's side: pre-zeroed pages handed out and counted,
+ * and how a huge page fault clears a folio that was not.
  *
  * See Documentation/admin-guide/mm/hawkeye.rst.
  */
@@ -74,79 +73,6 @@ static struct task_struct *prezero_threads[MAX_NUMNODES];
  */
 static DECLARE_BITMAP(prezero_idle, MAX_NUMNODES);
 static DECLARE_WAIT_QUEUE_HEAD(prezero_wait);
-
-DEFINE_STATIC_KEY_FALSE(hawkeye_fault_clear_key);
-
-/* Pages on each side of the fault's cleared last, as 7.0 does. */
-#define FAULT_CLEAR_WIDTH	2
-
-/* Clear pages [@start, @end) of @folio, 2 MB per string operation at most. */
-static void fault_clear_range(struct folio *folio, long start, long end, bool nt)
-{
-	while (start < end) {
-		unsigned int i, n = min_t(long, end - start, HPAGE_PMD_NR);
-		void *addr = folio_address(folio) + start * PAGE_SIZE;
-
-		if (nt)
-			for (i = 0; i < n; i++)
-				clear_page_nt(addr + i * PAGE_SIZE);
-		else
-			clear_pages(addr, n);
-		start += n;
-		cond_resched();
-	}
-}
-
-/**
- * __hawkeye_folio_zero_user - clear a huge folio as prezero/fault_clear says
- * @folio: the folio, not pre-zeroed
- * @addr_hint: the faulting address
- *
- * 1 is Linux 7.0's folio_zero_user(): three contiguous ranges, each with
- * one string operation, the fault's neighbourhood last so that it is still
- * cached when the fault returns; 6.12 clears 4 KB at a time from both ends
- * toward the fault. 2 is the same order with non-temporal stores.
- *
- * Return: true if the folio was cleared, false to leave it to 6.12's way
- * (fault_clear 0, highmem, gigantic folios).
- */
-bool __hawkeye_folio_zero_user(struct folio *folio, unsigned long addr_hint)
-{
-	unsigned int mode = READ_ONCE(hawkeye_prezero.fault_clear);
-	long nr = folio_nr_pages(folio);
-	long fault = (addr_hint - ALIGN_DOWN(addr_hint, folio_size(folio))) >> PAGE_SHIFT;
-	long lo = clamp_t(long, fault - FAULT_CLEAR_WIDTH, 0, nr);
-	long hi = clamp_t(long, fault + FAULT_CLEAR_WIDTH + 1, 0, nr);
-	bool nt = mode == FAULT_CLEAR_NONTEMPORAL;
-
-	if (mode == FAULT_CLEAR_UPSTREAM || folio_test_highmem(folio) ||
-	    nr > MAX_ORDER_NR_PAGES)
-		return false;
-	fault_clear_range(folio, 0, lo, nt);
-	fault_clear_range(folio, hi, nr, nt);
-	fault_clear_range(folio, lo, hi, nt);
-	if (nt)
-		wmb();	/* as clear_page()'s stores are, before the folio is mapped */
-	return true;
-}
-
-/**
- * hawkeye_prezero_set_fault_clear - choose how huge page faults clear
- * @mode: an enum fault_clear; sysfs checked its bounds
- *
- * Return: 0.
- */
-int hawkeye_prezero_set_fault_clear(unsigned int mode)
-{
-	mutex_lock(&prezero_mutex);
-	WRITE_ONCE(hawkeye_prezero.fault_clear, mode);
-	if (mode == FAULT_CLEAR_UPSTREAM)
-		static_branch_disable(&hawkeye_fault_clear_key);
-	else
-		static_branch_enable(&hawkeye_fault_clear_key);
-	mutex_unlock(&prezero_mutex);
-	return 0;
-}
 
 static void zero_block(struct page *page, unsigned int order, bool nt)
 {
@@ -598,94 +524,18 @@ int hawkeye_prezero_set_target_mb(unsigned int mb)
 	return 0;
 }
 
-#ifdef CONFIG_DEBUG_VM
-/*
- * A page handed out as pre-zeroed of @order must be zero. A pre-zeroed page that is not zero is a lost write or a stale mark: warn
- * once and zero it. The first and last cache line of each subpage only:
- * cheap enough for every fault of a debug kernel, and what was written
- * over a zeroed page (a hibernation image, a stray store) shows there too.
- */
-static void hawkeye_check_zeroed(struct page *page, unsigned int order)
-{
-	unsigned long i;
-
-	for (i = 0; i < (1UL << order); i++) {
-		u8 *addr = kmap_local_page(page + i);
-		bool zero = !memchr_inv(addr, 0, L1_CACHE_BYTES) &&
-			    !memchr_inv(addr + PAGE_SIZE - L1_CACHE_BYTES, 0,
-					L1_CACHE_BYTES);
-
-		kunmap_local(addr);
-		if (!zero) {
-			VM_WARN_ONCE(1, "hawkeye: pre-zeroed pfn %#lx is not zero\n",
-				     page_to_pfn(page + i));
-			clear_highpage(page + i);
-		}
-	}
-}
-#else
-static inline void hawkeye_check_zeroed(struct page *page, unsigned int order)
-{
-}
-#endif
-
-/*
- * The hawkeye_fault_{prezeroed,sync_zero}_{4k,2m} events, and per size
- * (mTHP and 2 MB) the hawkeye_fault_{prezeroed,sync_zero} files in
- * /sys/kernel/mm/transparent_hugepage/hugepages-<size>kB/stats/. Paced,
- * one that was not pre-zeroed wakes the thread of the page's node if that
- * one sleeps with nothing to zero (hawkeye_prezero_woken).
- */
-static void prezero_count_zeroing(struct page *page, unsigned int order,
-				  bool prezeroed)
-{
-	if (!prezeroed && READ_ONCE(hawkeye_prezero.paced)) {
-		int nid = page_to_nid(page);
-
-		if (test_bit(nid, prezero_idle) &&
-		    test_and_clear_bit(nid, prezero_idle)) {
-			hawkeye_stat_inc(HAWKEYE_STAT_PREZERO_WOKEN);
-			wake_up(&prezero_wait);
-		}
-	}
-	if (order == 0)
-		hawkeye_stat_inc(prezeroed ? HAWKEYE_STAT_FAULT_PREZEROED_4K :
-				 HAWKEYE_STAT_FAULT_SYNC_ZERO_4K);
-	else if (order == HPAGE_PMD_ORDER)
-		hawkeye_stat_inc(prezeroed ? HAWKEYE_STAT_FAULT_PREZEROED_2M :
-				 HAWKEYE_STAT_FAULT_SYNC_ZERO_2M);
-	count_mthp_stat(order, prezeroed ? MTHP_STAT_HAWKEYE_FAULT_PREZEROED :
-			MTHP_STAT_HAWKEYE_FAULT_SYNC_ZERO);
-}
-
 /**
- * __zeroed_page_needs_init - a page leaves the allocator, pre-zeroing on
- * @page: the first page of the allocation
- * @order: its order
- * @gfp: its flags
- * @init: whether the allocator would zero it
- * @zeroed: whether it was pre-zeroed (its mark, now cleared)
+ * hawkeye_prezero_wake - a fault on a node had to zero
+ * @nid: the node
  *
- * Counts, for user (movable) memory that must be zero, whether it was
- * pre-zeroed or must be zeroed now; and, as hawkeye_prezero_wasted,
- * pre-zeroed pages taken by an allocation that did not need them.
- *
- * Return: whether the allocator must still zero the page.
+ * Wakes the node's paced thread if it sleeps with nothing to zero.
  */
-bool __zeroed_page_needs_init(struct page *page, unsigned int order, gfp_t gfp,
-			      bool init, bool zeroed)
+void hawkeye_prezero_wake(int nid)
 {
-	if (!init) {
-		if (zeroed)
-			hawkeye_stat_add(HAWKEYE_STAT_PREZERO_WASTED, 1 << order);
-		return false;
+	if (test_bit(nid, prezero_idle) && test_and_clear_bit(nid, prezero_idle)) {
+		hawkeye_stat_inc(HAWKEYE_STAT_PREZERO_WOKEN);
+		wake_up(&prezero_wait);
 	}
-	/* Page tables and the like are not counted. */
-	if (gfp & __GFP_MOVABLE)
-		prezero_count_zeroing(page, order, zeroed);
-	if (zeroed)
-		hawkeye_check_zeroed(page, order);
-	return !zeroed;
 }
 
 #ifdef CONFIG_HIBERNATION

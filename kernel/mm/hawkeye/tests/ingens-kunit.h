@@ -124,8 +124,8 @@ static void base_test_pick(struct kunit *test)
 	m[1].base.nr_idle = 3;
 	base_test_serve(bs, 3, who, 8);
 	KUNIT_EXPECT_STREQ(test, who, "CCCCACAC");
-	KUNIT_EXPECT_EQ(test, base_metric(&m[0]), 600ULL);
-	KUNIT_EXPECT_EQ(test, base_metric(&m[2]), 600ULL);
+	KUNIT_EXPECT_EQ(test, hawkeye_ingens_metric(&m[0]), 600ULL);
+	KUNIT_EXPECT_EQ(test, hawkeye_ingens_metric(&m[2]), 600ULL);
 	base_test_serve(bs, 3, who, 3);
 	KUNIT_EXPECT_STREQ(test, who, "ABC");
 
