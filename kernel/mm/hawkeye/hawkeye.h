@@ -11,6 +11,7 @@
  *   debloat.c     bloat recovery, of the machine and inside memory cgroups:
  *                 when, where, in which order
  *   split.c       ... its mechanism: zero-filled subpages, the splits
+ *   limits.c      ... its limits on khugepaged and reclaim's THP shrinker
  *   memcg.c       memory cgroups: limits, pressure, memory.thp.*
  *   registry.c    the processes promotion works on, a record each
  *   promote.c     promotion: the policy table and switch, the thread
@@ -288,6 +289,10 @@ struct debloat_walk {
 };
 
 bool hawkeye_debloat_goes_on(struct debloat_domain *dom);
+bool hawkeye_debloat_wanted_for(struct mem_cgroup *memcg, bool active);
+bool hawkeye_debloat_pressure(struct mem_cgroup *memcg);
+unsigned int hawkeye_debloat_bar(void);
+bool hawkeye_debloat_active(void);
 
 /* split.c: recovery's mechanism */
 bool hawkeye_debloat_vma_suitable(struct vm_area_struct *vma);
