@@ -368,7 +368,7 @@ static pid_t fair_child(int nhuge, int nbase, unsigned long *base)
 }
 
 /*
- * The pids of the successful hawkeye_base_promote events in the trace
+ * The pids of the successful hawkeye_baseline_promote events in the trace
  * buffer; *all: all of them, *named: those that name @policy.
  */
 static int trace_pids(const char *policy, pid_t *pids, int max, int *all,
@@ -383,7 +383,7 @@ static int trace_pids(const char *policy, pid_t *pids, int max, int *all,
 		return -1;
 	snprintf(want, sizeof(want), " policy=%s ", policy);
 	while (fgets(line, sizeof(line), f) && n < max) {
-		char *s = strstr(line, "hawkeye_base_promote: pid=");
+		char *s = strstr(line, "hawkeye_baseline_promote: pid=");
 
 		if (!s)
 			continue;
@@ -392,7 +392,7 @@ static int trace_pids(const char *policy, pid_t *pids, int max, int *all,
 		if (++*all == 1 || !strstr(s, "result=0"))
 			fprintf(stderr, "# %s", line);
 		if (strstr(s, "result=0"))
-			pids[n++] = atoi(s + strlen("hawkeye_base_promote: pid="));
+			pids[n++] = atoi(s + strlen("hawkeye_baseline_promote: pid="));
 	}
 	fclose(f);
 	return n;
@@ -409,7 +409,7 @@ TEST_F_TIMEOUT(baselines, ingens_fairness_order, 120)
 	static const char *const want[] = { "BBBBBBAAAAAA", "BBBBABABAAAA" };
 	static const int penalty[] = { 50, 0 };
 
-	if (access(TRACING "events/hawkeye/hawkeye_base_promote/enable", F_OK))
+	if (access(TRACING "events/hawkeye/hawkeye_baseline_promote/enable", F_OK))
 		SKIP(return, "no tracefs");
 	for (int k = 0; k < 2; k++) {
 		long ok0 = hawkeye_stat("promote_success");
@@ -439,7 +439,7 @@ TEST_F_TIMEOUT(baselines, ingens_fairness_order, 120)
 		/* A sample closes: A's 4 huge pages, idle. */
 		sleep_ms(1500);
 		write_file(TRACING "trace", "");
-		write_file(TRACING "events/hawkeye/hawkeye_base_promote/enable", "1");
+		write_file(TRACING "events/hawkeye/hawkeye_baseline_promote/enable", "1");
 		ASSERT_EQ(0, sysfs_write_long(PROMOTE "batch", 12));
 		ASSERT_EQ(0, sysfs_write_long(PROMOTE "sleep_ms", 200));
 		for (int t = 0; t < 100; t++) {
@@ -448,7 +448,7 @@ TEST_F_TIMEOUT(baselines, ingens_fairness_order, 120)
 			sleep_ms(100);
 		}
 		ASSERT_EQ(0, sysfs_write_long(PROMOTE "sleep_ms", 3600000));
-		write_file(TRACING "events/hawkeye/hawkeye_base_promote/enable", "0");
+		write_file(TRACING "events/hawkeye/hawkeye_baseline_promote/enable", "0");
 		n = trace_pids("ingens", pids, 32, &all, &named);
 		/* The event names its policy (it printed "policy=0x3"). */
 		EXPECT_EQ(all, named);

@@ -252,15 +252,15 @@ static inline void hawkeye_promote_exit(struct mm_struct *mm)
 #endif /* CONFIG_HAWKEYE */
 
 #ifdef CONFIG_HAWKEYE_BASELINES
-DECLARE_STATIC_KEY_FALSE(hawkeye_base_fault_key);
+DECLARE_STATIC_KEY_FALSE(hawkeye_policy_fault_key);
 
 /*
  * Does the promotion policy take anonymous faults (ingens, freebsd)? They
  * then map base pages only: no THP, no mTHP, no huge zero page.
  */
-static inline bool hawkeye_base_faults(void)
+static inline bool hawkeye_policy_faults(void)
 {
-	return static_branch_unlikely(&hawkeye_base_fault_key);
+	return static_branch_unlikely(&hawkeye_policy_fault_key);
 }
 
 /*
@@ -269,15 +269,15 @@ static inline bool hawkeye_base_faults(void)
  * freebsd also maps the page from a 2 MB reservation. VM_FAULT_FALLBACK:
  * map a base page as usual.
  */
-vm_fault_t hawkeye_base_fault(struct vm_fault *vmf);
+vm_fault_t hawkeye_policy_fault(struct vm_fault *vmf);
 #else /* !CONFIG_HAWKEYE_BASELINES */
 
-static inline bool hawkeye_base_faults(void)
+static inline bool hawkeye_policy_faults(void)
 {
 	return false;
 }
 
-static inline vm_fault_t hawkeye_base_fault(struct vm_fault *vmf)
+static inline vm_fault_t hawkeye_policy_fault(struct vm_fault *vmf)
 {
 	return VM_FAULT_FALLBACK;
 }

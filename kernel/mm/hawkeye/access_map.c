@@ -46,20 +46,20 @@
  * Regions sampled per mmap_lock hold: 4096 PTEs, khugepaged's default
  * pages_to_scan. A writer waiting for the lock ends a chunk sooner.
  */
-#define PROMOTE_CHUNK		8
+#define MAP_CHUNK		8
 
 /* The per-process state hawkeye-g and hawkeye-pmu keeps. */
 const struct hawkeye_policy_state hawkeye_access_map_state = { "access_map" };
 
 /* The bucket of an access coverage (EMA) of 0..HPAGE_PMD_NR. */
-static unsigned int promote_bucket(unsigned int ema)
+static unsigned int map_bucket(unsigned int ema)
 {
 	return min(ema / HAWKEYE_BUCKET_WIDTH, HAWKEYE_NR_BUCKETS - 1);
 }
 
 /* Exponential moving average, @weight percent to the new @coverage. */
-static unsigned int promote_ema(unsigned int old, unsigned int coverage,
-				unsigned int weight)
+static unsigned int map_ema(unsigned int old, unsigned int coverage,
+			    unsigned int weight)
 {
 	return (weight * coverage + (100 - weight) * old) / 100;
 }
@@ -85,7 +85,7 @@ void hawkeye_map_place(struct hawkeye_mm *hm, struct hawkeye_region *r,
 {
 	bool smaller = READ_ONCE(hawkeye_promote.best_size) &&
 		       best < HPAGE_PMD_ORDER;
-	unsigned int b = promote_bucket(ema);
+	unsigned int b = map_bucket(ema);
 
 	if (fresh) {
 		hm->map.nr_regions++;
@@ -242,14 +242,14 @@ static void map_clear_region(struct vm_area_struct *vma, unsigned long addr,
  * MMUs are registered clears bits without one, and a cached translation
  * would not set them again.
  */
-static void promote_clear_mm(struct hawkeye_mm *hm)
+static void map_clear_mm(struct hawkeye_mm *hm)
 {
-	long seen = hawkeye_walk_mm(hm->mm, PROMOTE_CHUNK, map_clear_region,
+	long seen = hawkeye_walk_mm(hm->mm, MAP_CHUNK, map_clear_region,
 				    hm);
 
 	if (seen < 0)
 		return;
-	if (seen && hawkeye_mm_get(hm->mm)) {
+	if (seen && hawkeye_mmget_alive(hm->mm)) {
 		flush_tlb_mm(hm->mm);
 		mmput(hm->mm);
 	}
@@ -289,7 +289,7 @@ static void map_count_region(struct vm_area_struct *vma, unsigned long addr,
 	coverage -= populated;
 	r->present = present;
 	fresh = list_empty(&r->node);
-	ema = promote_ema(fresh ? 0 : r->ema, coverage, w->weight);
+	ema = map_ema(fresh ? 0 : r->ema, coverage, w->weight);
 	mutex_lock(&hm->lock);
 	hawkeye_map_place(hm, r, ema, best, fresh);
 	r->pass = w->pass;
@@ -306,7 +306,7 @@ static void map_count_region(struct vm_area_struct *vma, unsigned long addr,
  * seen (huge now, unmapped, or no longer eligible). A process that mapped
  * 2 MB or more during the window is still starting: it stays fresh.
  */
-static void promote_count_mm(struct hawkeye_mm *hm, unsigned long pass)
+static void map_count_mm(struct hawkeye_mm *hm, unsigned long pass)
 {
 	struct map_walk w = {
 		.hm = hm,
@@ -320,7 +320,7 @@ static void promote_count_mm(struct hawkeye_mm *hm, unsigned long pass)
 	if (!hm->map.armed)
 		return;
 	hm->map.armed = false;
-	if (hawkeye_walk_mm(hm->mm, PROMOTE_CHUNK, map_count_region, &w) < 0)
+	if (hawkeye_walk_mm(hm->mm, MAP_CHUNK, map_count_region, &w) < 0)
 		return;
 	if (w.populated >= HPAGE_PMD_NR)
 		hawkeye_promote_populated(hm);
@@ -341,9 +341,9 @@ static void promote_count_mm(struct hawkeye_mm *hm, unsigned long pass)
 void hawkeye_map_sample(struct hawkeye_mm *hm, unsigned long pass)
 {
 	if (pass)
-		promote_count_mm(hm, pass);
+		map_count_mm(hm, pass);
 	else
-		promote_clear_mm(hm);
+		map_clear_mm(hm);
 }
 
 /**

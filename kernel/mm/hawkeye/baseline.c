@@ -23,19 +23,19 @@
 #include <trace/events/hawkeye.h>
 
 /* ingens or freebsd: anonymous faults map base pages only. */
-DEFINE_STATIC_KEY_FALSE(hawkeye_base_fault_key);
+DEFINE_STATIC_KEY_FALSE(hawkeye_policy_fault_key);
 
 /**
- * hawkeye_base_fault - hand an anonymous base page fault to the policy
+ * hawkeye_policy_fault - hand an anonymous base page fault to the policy
  * @vmf: the fault
  *
  * Called by do_anonymous_page() while the policy handles base page faults
- * (hawkeye_base_faults()).
+ * (hawkeye_policy_faults()).
  *
  * Return: the fault's result, or VM_FAULT_FALLBACK: map a base page as
  * usual.
  */
-vm_fault_t hawkeye_base_fault(struct vm_fault *vmf)
+vm_fault_t hawkeye_policy_fault(struct vm_fault *vmf)
 {
 	const struct hawkeye_policy_ops *ops = hawkeye_promote_policy();
 
@@ -43,27 +43,27 @@ vm_fault_t hawkeye_base_fault(struct vm_fault *vmf)
 }
 
 /**
- * hawkeye_base_start - anonymous faults map base pages from now on
+ * hawkeye_baseline_start - anonymous faults map base pages from now on
  *
  * The start hook of ingens and freebsd: turns the fault hook on.
  */
-void hawkeye_base_start(void)
+void hawkeye_baseline_start(void)
 {
-	static_branch_enable(&hawkeye_base_fault_key);
+	static_branch_enable(&hawkeye_policy_fault_key);
 }
 
 /**
- * hawkeye_base_stop - anonymous faults may map huge pages again
+ * hawkeye_baseline_stop - anonymous faults may map huge pages again
  *
  * The stop hook of ingens and freebsd: turns the fault hook off.
  */
-void hawkeye_base_stop(void)
+void hawkeye_baseline_stop(void)
 {
-	static_branch_disable(&hawkeye_base_fault_key);
+	static_branch_disable(&hawkeye_policy_fault_key);
 }
 
 /**
- * hawkeye_base_register - register a process at a base page fault
+ * hawkeye_baseline_register - register a process at a base page fault
  * @vmf: the anonymous fault, under ingens or freebsd
  *
  * A huge page fault would have registered the process with khugepaged,
@@ -72,14 +72,14 @@ void hawkeye_base_stop(void)
  *
  * Return: VM_FAULT_FALLBACK: the caller maps a base page.
  */
-vm_fault_t hawkeye_base_register(struct vm_fault *vmf)
+vm_fault_t hawkeye_baseline_register(struct vm_fault *vmf)
 {
 	khugepaged_enter_vma(vmf->vma, vmf->vma->vm_flags);
 	return VM_FAULT_FALLBACK;
 }
 
 /* The THPs sampling counts: anonymous, not the huge zero page. */
-static struct folio *base_thp(pmd_t pmdval)
+static struct folio *baseline_thp(pmd_t pmdval)
 {
 	if (!pmd_present(pmdval) || is_huge_zero_pmd(pmdval) ||
 	    !folio_test_anon(pmd_folio(pmdval)))
@@ -88,26 +88,26 @@ static struct folio *base_thp(pmd_t pmdval)
 }
 
 /**
- * hawkeye_base_sample - the sample hook of ingens and freebsd
+ * hawkeye_baseline_sample - the sample hook of ingens and freebsd
  * @hm: the process
  * @pass: 0 opens a sample window, any other value closes it
  *
  * Opening clears the accessed bits of the process's huge pages; closing
  * counts them, and those not accessed meanwhile (Ingens' idle pages).
  */
-void hawkeye_base_sample(struct hawkeye_mm *hm, unsigned long pass)
+void hawkeye_baseline_sample(struct hawkeye_mm *hm, unsigned long pass)
 {
-	struct hawkeye_base_mm *b = &hm->base;
+	struct hawkeye_baseline_mm *b = &hm->baseline;
 	struct hawkeye_thp_count count = {};
 
-	if (!hawkeye_mm_get(hm->mm))
+	if (!hawkeye_mmget_alive(hm->mm))
 		return;
 	if (!pass) {
-		hawkeye_count_thps(hm->mm, vma_is_anonymous, base_thp, &count);
+		hawkeye_count_thps(hm->mm, vma_is_anonymous, baseline_thp, &count);
 		b->armed = true;
 	} else if (b->armed) {
 		b->armed = false;
-		hawkeye_count_thps(hm->mm, vma_is_anonymous, base_thp, &count);
+		hawkeye_count_thps(hm->mm, vma_is_anonymous, baseline_thp, &count);
 		WRITE_ONCE(b->nr_huge, count.nr);
 		WRITE_ONCE(b->nr_idle, count.nr - count.young);
 	}
@@ -119,16 +119,16 @@ void hawkeye_base_sample(struct hawkeye_mm *hm, unsigned long pass)
 	mmput(hm->mm);
 }
 
-struct base_find {
-	const struct hawkeye_base_rules *rules;
+struct baseline_find {
+	const struct hawkeye_baseline_rules *rules;
 	bool aggressive;
 	unsigned int util;
 };
 
-static bool base_find_region(struct vm_area_struct *vma, unsigned long addr,
-			     void *arg)
+static bool baseline_find_region(struct vm_area_struct *vma, unsigned long addr,
+				 void *arg)
 {
-	struct base_find *f = arg;
+	struct baseline_find *f = arg;
 
 	cond_resched();
 	return !f->rules->qualifies(vma, addr, f->aggressive, &f->util);
@@ -138,18 +138,18 @@ static bool base_find_region(struct vm_area_struct *vma, unsigned long addr,
  * The next region of @hm's process to promote, in address order from its
  * cursor on, wrapping once; its utilisation in f->util.
  */
-static bool base_find(struct hawkeye_mm *hm, struct base_find *f,
-		      unsigned long *addr)
+static bool baseline_find(struct hawkeye_mm *hm, struct baseline_find *f,
+			  unsigned long *addr)
 {
-	unsigned long cursor = hm->base.cursor;
+	unsigned long cursor = hm->baseline.cursor;
 	struct mm_struct *mm = hm->mm;
 	bool found;
 
 	mmap_read_lock(mm);
-	*addr = hawkeye_walk_regions(mm, cursor, ULONG_MAX, base_find_region, f);
+	*addr = hawkeye_walk_regions(mm, cursor, ULONG_MAX, baseline_find_region, f);
 	found = *addr != ULONG_MAX;
 	if (!found && cursor) {
-		*addr = hawkeye_walk_regions(mm, 0, cursor, base_find_region, f);
+		*addr = hawkeye_walk_regions(mm, 0, cursor, baseline_find_region, f);
 		found = *addr != cursor;
 	}
 	mmap_read_unlock(mm);
@@ -157,7 +157,7 @@ static bool base_find(struct hawkeye_mm *hm, struct base_find *f,
 }
 
 /**
- * hawkeye_base_account() - count a promotion attempt of ingens or freebsd
+ * hawkeye_baseline_account() - count a promotion attempt of ingens or freebsd
  * @mm: the process's mm, held by the caller
  * @policy: the policy's name, for the trace event
  * @addr: the region
@@ -166,8 +166,8 @@ static bool base_find(struct hawkeye_mm *hm, struct base_find *f,
  * @metric: the process's Ingens metric before it
  * @result: 0 (promoted) or a negative errno
  */
-void hawkeye_base_account(struct mm_struct *mm, const char *policy,
-			  unsigned long addr, unsigned int util,
+void hawkeye_baseline_account(struct mm_struct *mm, const char *policy,
+			      unsigned long addr, unsigned int util,
 			  unsigned int fmfi, u64 metric, int result)
 {
 	struct hawkeye_mm *hm = hawkeye_mm_find(mm);
@@ -179,14 +179,14 @@ void hawkeye_base_account(struct mm_struct *mm, const char *policy,
 			count_vm_event(HAWKEYE_PROMOTE_SUCCESS);
 		return;
 	}
-	trace_hawkeye_base_promote(hawkeye_mm_pid(hm), policy, addr, util,
-				   fmfi, metric, result);
+	trace_hawkeye_baseline_promote(hawkeye_mm_pid(hm), policy, addr, util,
+				       fmfi, metric, result);
 	hawkeye_mm_account(hm, result);
 	hawkeye_mm_put(hm);
 }
 
 /**
- * hawkeye_base_round() - a promotion round of ingens or freebsd
+ * hawkeye_baseline_round() - a promotion round of ingens or freebsd
  * @rules: what the policy promotes, and how
  * @hms: the registered processes, in registration order
  * @nr: how many
@@ -197,11 +197,11 @@ void hawkeye_base_account(struct mm_struct *mm, const char *policy,
  * from where it stopped, until @batch regions are promoted or no process
  * has one left. The processes' address spaces are held for the round.
  */
-void hawkeye_base_round(const struct hawkeye_base_rules *rules,
-			struct hawkeye_mm **hms, unsigned int nr,
+void hawkeye_baseline_round(const struct hawkeye_baseline_rules *rules,
+			    struct hawkeye_mm **hms, unsigned int nr,
 			unsigned int batch, unsigned int fmfi)
 {
-	struct base_find f = {
+	struct baseline_find f = {
 		.rules = rules,
 		.aggressive = fmfi < READ_ONCE(hawkeye_ingens.fmfi_threshold),
 	};
@@ -216,8 +216,8 @@ void hawkeye_base_round(const struct hawkeye_base_rules *rules,
 		return;
 	/* For the round only: a batch of collapses, no sleep. */
 	for (i = 0; i < nr; i++) {
-		if (hawkeye_mm_get(hms[i]->mm)) {
-			hms[i]->base.exhausted = false;
+		if (hawkeye_mmget_alive(hms[i]->mm)) {
+			hms[i]->baseline.exhausted = false;
 			held[n++] = hms[i];
 		}
 	}
@@ -225,23 +225,23 @@ void hawkeye_base_round(const struct hawkeye_base_rules *rules,
 		hm = rules->pick(held, n);
 		if (!hm)
 			break;
-		if (!base_find(hm, &f, &addr)) {
-			hm->base.exhausted = true;
+		if (!baseline_find(hm, &f, &addr)) {
+			hm->baseline.exhausted = true;
 			continue;
 		}
 		k++;
-		hm->base.cursor = addr + HPAGE_PMD_SIZE;
+		hm->baseline.cursor = addr + HPAGE_PMD_SIZE;
 		metric = hawkeye_ingens_metric(hm);
 		ret = rules->promote(hm->mm, addr);
 		if (!ret)
-			WRITE_ONCE(hm->base.nr_huge, hm->base.nr_huge + 1);
-		hawkeye_base_account(hm->mm, rules->name, addr, f.util, fmfi,
-				     metric, ret);
+			WRITE_ONCE(hm->baseline.nr_huge, hm->baseline.nr_huge + 1);
+		hawkeye_baseline_account(hm->mm, rules->name, addr, f.util, fmfi,
+					 metric, ret);
 		if (ret == -ENOMEM)
 			break;
 		/* Its cgroup refused (limit or cap): not again this round. */
 		if (ret == -EBUSY)
-			hm->base.exhausted = true;
+			hm->baseline.exhausted = true;
 		cond_resched();
 	}
 	for (i = 0; i < n; i++)
@@ -250,13 +250,13 @@ void hawkeye_base_round(const struct hawkeye_base_rules *rules,
 }
 
 /**
- * hawkeye_base_show() - the baselines' lines of /proc/<pid>/hawkeye
+ * hawkeye_baseline_show() - the baselines' lines of /proc/<pid>/hawkeye
  * @m: the file
  * @hm: the process's record, or NULL: zeros
  */
-void hawkeye_base_show(struct seq_file *m, struct hawkeye_mm *hm)
+void hawkeye_baseline_show(struct seq_file *m, struct hawkeye_mm *hm)
 {
-	seq_printf(m, "huge %lu\n", hm ? READ_ONCE(hm->base.nr_huge) : 0);
-	seq_printf(m, "idle_huge %lu\n", hm ? READ_ONCE(hm->base.nr_idle) : 0);
+	seq_printf(m, "huge %lu\n", hm ? READ_ONCE(hm->baseline.nr_huge) : 0);
+	seq_printf(m, "idle_huge %lu\n", hm ? READ_ONCE(hm->baseline.nr_idle) : 0);
 	seq_printf(m, "ingens_metric %llu\n", hm ? hawkeye_ingens_metric(hm) : 0);
 }

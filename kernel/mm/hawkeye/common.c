@@ -35,7 +35,7 @@ static int hawkeye_cmp_mm(const void *a, const void *b)
  *
  * Each mm is mmgrab()bed once, however many processes share it: the
  * struct stays, the address space may go. Work on one holds it with
- * hawkeye_mm_get() for the work only, so that nothing keeps the memory of
+ * hawkeye_mmget_alive() for the work only, so that nothing keeps the memory of
  * a process that exits alive.
  *
  * Return: the number of mms in *@out.
@@ -94,13 +94,13 @@ int hawkeye_dedup_mms(struct mm_struct **mms, int nr)
 }
 
 /**
- * hawkeye_mm_get() - hold an address space for a piece of work
+ * hawkeye_mmget_alive() - hold an address space for a piece of work
  * @mm: mmgrab()bed by the caller
  *
  * Return: false if the process has exited or is being OOM-reaped;
  * otherwise mm_users is held: mmput() it after the work.
  */
-bool hawkeye_mm_get(struct mm_struct *mm)
+bool hawkeye_mmget_alive(struct mm_struct *mm)
 {
 	if (!mmget_not_zero(mm))
 		return false;

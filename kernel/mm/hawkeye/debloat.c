@@ -91,7 +91,7 @@ struct hawkeye_debloat_params hawkeye_debloat = {
 static DEFINE_MUTEX(debloat_mutex);
 static struct task_struct *debloat_thread;
 /* The zero subpages that make a THP worth splitting now: <= threshold. */
-static unsigned int debloat_bar = HPAGE_PMD_NR / 2;
+static unsigned int debloat_current_threshold = HPAGE_PMD_NR / 2;
 /* An episode runs for the machine's watermarks. */
 static bool debloat_active;
 
@@ -225,16 +225,6 @@ static bool debloat_wanted_in(struct mem_cgroup *memcg, bool active)
 }
 
 /**
- * hawkeye_debloat_bar - the bar of the machine's episode
- *
- * Return: the zero-filled subpages that make a THP worth splitting now.
- */
-unsigned int hawkeye_debloat_bar(void)
-{
-	return READ_ONCE(debloat_bar);
-}
-
-/**
  * hawkeye_debloat_active - does an episode run for the machine?
  *
  * Return: true while one does.
@@ -296,7 +286,7 @@ static bool debloat_scan_mm(struct debloat_domain *dom, struct mm_struct *mm,
 		if (kthread_should_stop() || !hawkeye_debloat_goes_on(dom))
 			return false;
 		/* Held for one batch: an exiting process frees its memory. */
-		if (!hawkeye_mm_get(mm))
+		if (!hawkeye_mmget_alive(mm))
 			return true;
 		/* About a tenth of a second's worth at a time. */
 		if (rate)
@@ -550,7 +540,7 @@ static int debloat_thread_fn(void *unused)
 		bool ran;
 
 		try_to_freeze();
-		ran = debloat_episode(NULL, &debloat_active, &debloat_bar);
+		ran = debloat_episode(NULL, &debloat_active, &debloat_current_threshold);
 		ran |= debloat_memcgs();
 		if (!ran)
 			schedule_timeout_interruptible(DEBLOAT_POLL);
@@ -685,7 +675,7 @@ int hawkeye_debloat_set_low_pct(unsigned int pct)
 int hawkeye_debloat_set_threshold(unsigned int nr)
 {
 	WRITE_ONCE(hawkeye_debloat.threshold, nr);
-	WRITE_ONCE(debloat_bar, nr);
+	WRITE_ONCE(debloat_current_threshold, nr);
 	return 0;
 }
 
@@ -697,7 +687,7 @@ int hawkeye_debloat_set_threshold(unsigned int nr)
  */
 unsigned int hawkeye_debloat_current_threshold(void)
 {
-	return READ_ONCE(debloat_bar);
+	return READ_ONCE(debloat_current_threshold);
 }
 
 HAWKEYE_BOOT_SWITCH(hawkeye_debloat, hawkeye_debloat_set_enabled);

@@ -135,8 +135,8 @@ static void reserve_work_fn(struct work_struct *work)
 
 	if (READ_ONCE(freebsd_on) && hawkeye_mm_alive(rw->mm)) {
 		ret = reserve_promote(rw->mm, rw->addr);
-		hawkeye_base_account(rw->mm, "freebsd", rw->addr, HPAGE_PMD_NR,
-				     hawkeye_fmfi(), 0, ret);
+		hawkeye_baseline_account(rw->mm, "freebsd", rw->addr, HPAGE_PMD_NR,
+					 hawkeye_fmfi(), 0, ret);
 	}
 	mmput(rw->mm);
 	kfree(rw);
@@ -309,7 +309,7 @@ static vm_fault_t reserve_fault(struct vm_fault *vmf)
  */
 static vm_fault_t freebsd_fault(struct vm_fault *vmf)
 {
-	hawkeye_base_register(vmf);
+	hawkeye_baseline_register(vmf);
 	return reserve_fault(vmf);
 }
 
@@ -460,7 +460,7 @@ static struct hawkeye_mm *freebsd_pick(struct hawkeye_mm **hms,
 	unsigned int i;
 
 	for (i = 0; i < nr; i++)
-		if (!hms[i]->base.exhausted)
+		if (!hms[i]->baseline.exhausted)
 			return hms[i];
 	return NULL;
 }
@@ -475,7 +475,7 @@ static bool freebsd_region(struct vm_area_struct *vma, unsigned long addr,
 	return pmd && reserve_vma_ok(vma, addr) && reserve_full(vma, pmd, addr);
 }
 
-static const struct hawkeye_base_rules freebsd_rules = {
+static const struct hawkeye_baseline_rules freebsd_rules = {
 	.name = "freebsd",
 	.pick = freebsd_pick,
 	.qualifies = freebsd_region,
@@ -487,20 +487,20 @@ static const struct hawkeye_base_rules freebsd_rules = {
  * them promoted (no memory for the work item).
  */
 static void freebsd_batch(struct hawkeye_mm **hms, unsigned int nr,
-			  unsigned int batch, struct hawkeye_rr *rr)
+			  unsigned int batch, struct hawkeye_rr_cursor *rr)
 {
-	hawkeye_base_round(&freebsd_rules, hms, nr, batch, hawkeye_fmfi());
+	hawkeye_baseline_round(&freebsd_rules, hms, nr, batch, hawkeye_fmfi());
 }
 
 static void freebsd_start(void)
 {
 	WRITE_ONCE(freebsd_on, true);
-	hawkeye_base_start();
+	hawkeye_baseline_start();
 }
 
 static void freebsd_stop(void)
 {
-	hawkeye_base_stop();
+	hawkeye_baseline_stop();
 	WRITE_ONCE(freebsd_on, false);
 }
 
@@ -509,8 +509,8 @@ const struct hawkeye_policy_ops hawkeye_freebsd_ops = {
 	.state = &freebsd_state,
 	.start = freebsd_start,
 	.stop = freebsd_stop,
-	.sample = hawkeye_base_sample,
+	.sample = hawkeye_baseline_sample,
 	.batch = freebsd_batch,
 	.fault = freebsd_fault,
-	.show = hawkeye_base_show,
+	.show = hawkeye_baseline_show,
 };

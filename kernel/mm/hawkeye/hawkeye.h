@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * HawkEye's internal interface: what its files share.
+ * HawkEye's internal interface: what its files share. In code, bloat
+ * recovery is "debloat" (the admin guide's name for it is the long one),
+ * and a THP's "bar" is the number of zero-filled subpages that make it
+ * worth splitting (debloat/threshold, lowered while memory stays tight:
+ * debloat/current_threshold).
  *
  *   common.c      the mechanisms' lifecycle: the processes they work on,
  *                 holding an address space, the rate limit, the threads
@@ -98,7 +102,7 @@ unsigned long hawkeye_stat_read(enum hawkeye_stat_item item);
 /* common.c */
 int hawkeye_grab_user_mms(struct mm_struct ***out, int flag);
 int hawkeye_dedup_mms(struct mm_struct **mms, int nr);
-bool hawkeye_mm_get(struct mm_struct *mm);
+bool hawkeye_mmget_alive(struct mm_struct *mm);
 void hawkeye_throttle(ktime_t *next, unsigned long done, unsigned int rate);
 
 /* How long @done units of work may take at @rate a second; 0: no limit. */
@@ -291,7 +295,6 @@ struct debloat_walk {
 bool hawkeye_debloat_goes_on(struct debloat_domain *dom);
 bool hawkeye_debloat_wanted_for(struct mem_cgroup *memcg, bool active);
 bool hawkeye_debloat_pressure(struct mem_cgroup *memcg);
-unsigned int hawkeye_debloat_bar(void);
 bool hawkeye_debloat_active(void);
 
 /* split.c: recovery's mechanism */
@@ -400,7 +403,7 @@ struct hawkeye_access_map {
  * A process's state under ingens and freebsd (ingens.c). Only the thread
  * writes it; readers use READ_ONCE().
  */
-struct hawkeye_base_mm {
+struct hawkeye_baseline_mm {
 	unsigned long cursor;		/* the next address to look at */
 	unsigned long nr_huge;		/* huge pages at the last sample, + promoted */
 	unsigned long nr_idle;		/* ... of which not accessed in its window */
@@ -413,7 +416,7 @@ struct hawkeye_base_mm {
  * A process registered for promotion (registry.c), with the state of the
  * policy that runs. Reference counted: the registry holds one reference
  * and the thread one while it works on it. Its mm is mmgrab()bed only:
- * hold the address space with hawkeye_mm_get() for each piece of work.
+ * hold the address space with hawkeye_mmget_alive() for each piece of work.
  */
 struct hawkeye_mm {
 	refcount_t ref;
@@ -432,12 +435,12 @@ struct hawkeye_mm {
 	unsigned long promote_failed;
 	struct hawkeye_access_map map;	/* hawkeye-g, hawkeye-pmu */
 #ifdef CONFIG_HAWKEYE_BASELINES
-	struct hawkeye_base_mm base;	/* ingens, freebsd */
+	struct hawkeye_baseline_mm baseline;	/* ingens, freebsd */
 #endif
 };
 
 /* Where round-robin goes on: the bucket and the process served last. */
-struct hawkeye_rr {
+struct hawkeye_rr_cursor {
 	int bucket;			/* -1: none yet */
 	/* hawkeye-g: fair queueing's virtual clock in each bucket */
 	unsigned int vclock[HAWKEYE_NR_BUCKETS];
@@ -467,7 +470,7 @@ struct hawkeye_policy_state {
  * @sample:	open (@pass 0) or close sample window @pass on a process
  * @batch:	promote up to @batch regions of the processes @hms[@nr], in
  *		registration order; @rr carries round-robin across rounds
- * @fault:	an anonymous base page fault (hawkeye_base_fault())
+ * @fault:	an anonymous base page fault (hawkeye_policy_fault())
  * @overhead:	its estimate of a process's MMU overhead: false if none
  * @measured:	a process's measured MMU overhead, 1/100 %; -1: none
  * @set_measured: record it (1/100 %, -1: forget it); kept by the
@@ -489,7 +492,7 @@ struct hawkeye_policy_ops {
 	void (*mm_release)(struct hawkeye_mm *hm);
 	void (*sample)(struct hawkeye_mm *hm, unsigned long pass);
 	void (*batch)(struct hawkeye_mm **hms, unsigned int nr,
-		      unsigned int batch, struct hawkeye_rr *rr);
+		      unsigned int batch, struct hawkeye_rr_cursor *rr);
 	vm_fault_t (*fault)(struct vm_fault *vmf);
 	bool (*overhead)(struct hawkeye_mm *hm, unsigned long *overhead);
 	int (*measured)(struct hawkeye_mm *hm);
@@ -574,23 +577,23 @@ extern const struct hawkeye_policy_ops hawkeye_freebsd_ops;
 u64 hawkeye_ingens_metric(struct hawkeye_mm *hm);
 
 /* baseline.c: what ingens and freebsd share */
-void hawkeye_base_start(void);
-void hawkeye_base_stop(void);
-void hawkeye_base_sample(struct hawkeye_mm *hm, unsigned long pass);
-void hawkeye_base_show(struct seq_file *m, struct hawkeye_mm *hm);
-void hawkeye_base_account(struct mm_struct *mm, const char *policy,
-			  unsigned long addr, unsigned int util,
+void hawkeye_baseline_start(void);
+void hawkeye_baseline_stop(void);
+void hawkeye_baseline_sample(struct hawkeye_mm *hm, unsigned long pass);
+void hawkeye_baseline_show(struct seq_file *m, struct hawkeye_mm *hm);
+void hawkeye_baseline_account(struct mm_struct *mm, const char *policy,
+			      unsigned long addr, unsigned int util,
 			  unsigned int fmfi, u64 metric, int result);
 
 /**
- * struct hawkeye_base_rules - what ingens and freebsd promote, and how
+ * struct hawkeye_baseline_rules - what ingens and freebsd promote, and how
  * @name:	the policy, for the trace event
  * @pick:	the process that gets the next promotion, or NULL
  * @qualifies:	is the region at @addr promoted now? its utilisation (base
  *		pages in use) in *@util; under mmap_lock
  * @promote:	promote it; 0 or a negative errno
  */
-struct hawkeye_base_rules {
+struct hawkeye_baseline_rules {
 	const char *name;
 	struct hawkeye_mm *(*pick)(struct hawkeye_mm **hms, unsigned int nr);
 	bool (*qualifies)(struct vm_area_struct *vma, unsigned long addr,
@@ -598,10 +601,10 @@ struct hawkeye_base_rules {
 	int (*promote)(struct mm_struct *mm, unsigned long addr);
 };
 
-void hawkeye_base_round(const struct hawkeye_base_rules *rules,
-			struct hawkeye_mm **hms, unsigned int nr,
+void hawkeye_baseline_round(const struct hawkeye_baseline_rules *rules,
+			    struct hawkeye_mm **hms, unsigned int nr,
 			unsigned int batch, unsigned int fmfi);
-vm_fault_t hawkeye_base_register(struct vm_fault *vmf);
+vm_fault_t hawkeye_baseline_register(struct vm_fault *vmf);
 #endif /* CONFIG_HAWKEYE_BASELINES */
 
 #endif /* _MM_HAWKEYE_HAWKEYE_H */

@@ -44,7 +44,7 @@ struct hawkeye_ingens_params hawkeye_ingens = {
 static const struct hawkeye_policy_state ingens_state = { "ingens" };
 
 /* The free memory fragmentation index of several zones, summed up. */
-struct base_fmfi {
+struct ingens_fmfi {
 	u64 free;			/* free pages */
 	u64 unusable;			/* ... x percent unusable, summed */
 };
@@ -54,8 +54,8 @@ struct base_fmfi {
  * too small for the order (extfrag_for_order(), Gorman's unusable free
  * space index).
  */
-static void base_fmfi_add(struct base_fmfi *f, unsigned long free,
-			  unsigned int extfrag)
+static void ingens_fmfi_add(struct ingens_fmfi *f, unsigned long free,
+			    unsigned int extfrag)
 {
 	f->free += free;
 	f->unusable += (u64)free * extfrag;
@@ -66,7 +66,7 @@ static void base_fmfi_add(struct base_fmfi *f, unsigned long free,
  * order. No free memory at all counts as 100 (extfrag_for_order() counts
  * an empty zone as 0, which weighs nothing here).
  */
-static unsigned int base_fmfi_value(const struct base_fmfi *f)
+static unsigned int ingens_fmfi_value(const struct ingens_fmfi *f)
 {
 	return f->free ? div64_u64(f->unusable, f->free) : 100;
 }
@@ -80,13 +80,13 @@ static unsigned int base_fmfi_value(const struct base_fmfi *f)
  */
 unsigned int hawkeye_fmfi(void)
 {
-	struct base_fmfi f = {};
+	struct ingens_fmfi f = {};
 	struct zone *zone;
 
 	for_each_populated_zone(zone)
-		base_fmfi_add(&f, zone_page_state(zone, NR_FREE_PAGES),
-			      extfrag_for_order(zone, HPAGE_PMD_ORDER));
-	return base_fmfi_value(&f);
+		ingens_fmfi_add(&f, zone_page_state(zone, NR_FREE_PAGES),
+				extfrag_for_order(zone, HPAGE_PMD_ORDER));
+	return ingens_fmfi_value(&f);
 }
 
 /*
@@ -113,8 +113,8 @@ static u64 ingens_metric(unsigned long huge, unsigned long idle,
  */
 u64 hawkeye_ingens_metric(struct hawkeye_mm *hm)
 {
-	return ingens_metric(READ_ONCE(hm->base.nr_huge),
-			     READ_ONCE(hm->base.nr_idle),
+	return ingens_metric(READ_ONCE(hm->baseline.nr_huge),
+			     READ_ONCE(hm->baseline.nr_idle),
 			     READ_ONCE(hawkeye_ingens.idle_penalty));
 }
 
@@ -133,7 +133,7 @@ static struct hawkeye_mm *ingens_pick(struct hawkeye_mm **hms,
 	for (i = 0; i < nr; i++) {
 		u64 m;
 
-		if (hms[i]->base.exhausted)
+		if (hms[i]->baseline.exhausted)
 			continue;
 		m = hawkeye_ingens_metric(hms[i]);
 		if (!best || m < best_metric) {
@@ -187,7 +187,7 @@ static int ingens_promote(struct mm_struct *mm, unsigned long addr)
 	return hpage_collapse_anon_pmd(mm, addr);
 }
 
-static const struct hawkeye_base_rules ingens_rules = {
+static const struct hawkeye_baseline_rules ingens_rules = {
 	.name = "ingens",
 	.pick = ingens_pick,
 	.qualifies = ingens_region,
@@ -195,25 +195,25 @@ static const struct hawkeye_base_rules ingens_rules = {
 };
 
 static void ingens_batch(struct hawkeye_mm **hms, unsigned int nr,
-			 unsigned int batch, struct hawkeye_rr *rr)
+			 unsigned int batch, struct hawkeye_rr_cursor *rr)
 {
 	unsigned int fmfi = hawkeye_fmfi();
 
 	hawkeye_stat_inc(fmfi < READ_ONCE(hawkeye_ingens.fmfi_threshold) ?
 			 HAWKEYE_STAT_INGENS_ROUND_AGGRESSIVE :
 			 HAWKEYE_STAT_INGENS_ROUND_CONSERVATIVE);
-	hawkeye_base_round(&ingens_rules, hms, nr, batch, fmfi);
+	hawkeye_baseline_round(&ingens_rules, hms, nr, batch, fmfi);
 }
 
 const struct hawkeye_policy_ops hawkeye_ingens_ops = {
 	.name = "ingens",
 	.state = &ingens_state,
-	.start = hawkeye_base_start,
-	.stop = hawkeye_base_stop,
-	.sample = hawkeye_base_sample,
+	.start = hawkeye_baseline_start,
+	.stop = hawkeye_baseline_stop,
+	.sample = hawkeye_baseline_sample,
 	.batch = ingens_batch,
-	.fault = hawkeye_base_register,
-	.show = hawkeye_base_show,
+	.fault = hawkeye_baseline_register,
+	.show = hawkeye_baseline_show,
 };
 
 #ifdef CONFIG_HAWKEYE_BASELINES_KUNIT_TEST

@@ -90,7 +90,7 @@ unsigned int __hawkeye_max_ptes_none(struct mm_struct *mm, unsigned int charged)
 	unsigned int max = HPAGE_PMD_NR - 1;
 
 	if (READ_ONCE(mm->hawkeye_debloat_splits) && hawkeye_debloat_wanted_for(NULL, true))
-		max = hawkeye_debloat_bar() - 1;
+		max = hawkeye_debloat_current_threshold() - 1;
 	return min(max, debloat_memcg_max_ptes_none(mm, charged));
 }
 
@@ -109,7 +109,7 @@ static unsigned int debloat_shrinker_bar(struct folio *folio)
 	bool active = hawkeye_debloat_active();
 
 	if (hawkeye_debloat_wanted_for(NULL, active))
-		bar = active ? hawkeye_debloat_bar() : threshold;
+		bar = active ? hawkeye_debloat_current_threshold() : threshold;
 #ifdef CONFIG_MEMCG
 	rcu_read_lock();
 	memcg = folio_memcg(folio);
@@ -118,7 +118,7 @@ static unsigned int debloat_shrinker_bar(struct folio *folio)
 		return UINT_MAX;
 	}
 	for (; memcg && cgroup_subsys_on_dfl(memory_cgrp_subsys) &&
-	       !mem_cgroup_is_root(memcg); memcg = parent_mem_cgroup(memcg)) {
+	     !mem_cgroup_is_root(memcg); memcg = parent_mem_cgroup(memcg)) {
 		active = READ_ONCE(memcg->hawkeye.active);
 		if (hawkeye_debloat_wanted_for(memcg, active))
 			bar = min(bar, active ? READ_ONCE(memcg->hawkeye.bar) :

@@ -33,10 +33,10 @@
 #include "hawkeye.h"
 
 /* Virtual time a region costs a cgroup of weight 1. */
-#define PROMOTE_VTIME_UNIT	(1U << 20)
+#define ORDER_VTIME_UNIT	(1U << 20)
 
 /* "no measurements" said once since the switch to hawkeye-pmu. */
-static bool promote_pmu_told;
+static bool order_pmu_told;
 
 /* A region picked for promotion. */
 struct hawkeye_pick {
@@ -46,7 +46,7 @@ struct hawkeye_pick {
 
 /*
  * A process's memory cgroup in a batch: its weight (its share of its
- * ancestors' shares, promote_weight(); 0: at its huge page cap, not
+ * ancestors' shares, order_weight(); 0: at its huge page cap, not
  * served) and its virtual time in each bucket, shared by its processes.
  */
 struct hawkeye_share {
@@ -63,8 +63,8 @@ struct hawkeye_share {
  * spends the budget that its hot regions need a window later. Bucket 0
  * waits until the process is no longer fresh.
  */
-static void promote_pos_init(struct hawkeye_mm **hms, unsigned int nr,
-			     struct list_head *(*pos)[HAWKEYE_NR_BUCKETS])
+static void order_pos_init(struct hawkeye_mm **hms, unsigned int nr,
+			   struct list_head *(*pos)[HAWKEYE_NR_BUCKETS])
 {
 	unsigned int i;
 	int b;
@@ -78,7 +78,7 @@ static void promote_pos_init(struct hawkeye_mm **hms, unsigned int nr,
 }
 
 /* The highest bucket of a process with a region left at @pos; -1: none. */
-static int promote_top(struct hawkeye_mm *hm, struct list_head **pos)
+static int order_top(struct hawkeye_mm *hm, struct list_head **pos)
 {
 	int b;
 
@@ -89,8 +89,8 @@ static int promote_top(struct hawkeye_mm *hm, struct list_head **pos)
 }
 
 /* The first of @hms[@nr] registered after the process @seq: whose turn it is. */
-static unsigned int promote_turn(struct hawkeye_mm **hms, unsigned int nr,
-				 u64 seq)
+static unsigned int order_turn(struct hawkeye_mm **hms, unsigned int nr,
+			       u64 seq)
 {
 	unsigned int i = 0;
 
@@ -100,8 +100,8 @@ static unsigned int promote_turn(struct hawkeye_mm **hms, unsigned int nr,
 }
 
 /* Pick the region at @hm's @pos in bucket @b, and move @pos past it. */
-static void promote_take(struct hawkeye_pick *out, struct hawkeye_mm *hm,
-			 struct list_head **pos, int b)
+static void order_take(struct hawkeye_pick *out, struct hawkeye_mm *hm,
+		       struct list_head **pos, int b)
 {
 	out->hm = hm;
 	out->r = list_entry(pos[b], struct hawkeye_region, node);
@@ -112,22 +112,22 @@ static void promote_take(struct hawkeye_pick *out, struct hawkeye_mm *hm,
  * Should the process of share @x be served before that of @y in bucket
  * @b? The one whose cgroup's next region there starts first in virtual
  * time: start-time fair queueing (virtual times wrap; those compared are
- * within PROMOTE_VTIME_UNIT of the bucket's clock, promote_order()).
+ * within ORDER_VTIME_UNIT of the bucket's clock, order_g()).
  */
-static bool promote_before(const struct hawkeye_share *x,
-			   const struct hawkeye_share *y, int b)
+static bool order_before(const struct hawkeye_share *x,
+			 const struct hawkeye_share *y, int b)
 {
 	return (int)(x->vtime->t[b] - y->vtime->t[b]) < 0;
 }
 
 /*
  * Where each cgroup's regions moved since the batch before (hawkeye_map_place()),
- * for promote_vtime_settle(): the buckets they entered, where the cgroup
+ * for order_vtime_settle(): the buckets they entered, where the cgroup
  * had none then, and those they moved out of. The processes of a cgroup
  * share its masks; a process's moves are taken once.
  */
-static void promote_vtime_moves(struct hawkeye_mm **hms, unsigned int nr,
-				struct hawkeye_share *share)
+static void order_vtime_moves(struct hawkeye_mm **hms, unsigned int nr,
+			      struct hawkeye_share *share)
 {
 	unsigned int i, b;
 
@@ -171,8 +171,8 @@ static void promote_vtime_moves(struct hawkeye_mm **hms, unsigned int nr,
  * their order by weight: at the clock, each would get a turn in every
  * bucket entered.
  */
-static void promote_vtime_settle(struct hawkeye_share *share, unsigned int nr,
-				 int b, const unsigned int *vclock)
+static void order_vtime_settle(struct hawkeye_share *share, unsigned int nr,
+			       int b, const unsigned int *vclock)
 {
 	unsigned int i, ahead, lag;
 
@@ -183,13 +183,13 @@ static void promote_vtime_settle(struct hawkeye_share *share, unsigned int nr,
 		if (!share[i].weight)
 			continue;
 		ahead = v->t[b] - vclock[b];
-		if (ahead > PROMOTE_VTIME_UNIT)
+		if (ahead > ORDER_VTIME_UNIT)
 			ahead = 0;
 		lag = 0;
 		if (v->entered & BIT(b)) {
 			if (from >= 0 && (v->departed & BIT(from)))
 				lag = v->t[from] - vclock[from];
-			if (lag > PROMOTE_VTIME_UNIT)
+			if (lag > ORDER_VTIME_UNIT)
 				lag = 0;
 			v->entered &= ~BIT(b);
 		}
@@ -204,13 +204,13 @@ static void promote_vtime_settle(struct hawkeye_share *share, unsigned int nr,
  * giving the region at the head of its bucket first; where their cgroups
  * (@share) differ, turns go by weight, in start-time fair queueing, each
  * bucket on its own: each region advances its cgroup's virtual time in
- * the bucket by PROMOTE_VTIME_UNIT over its weight, the cgroup with the
+ * the bucket by ORDER_VTIME_UNIT over its weight, the cgroup with the
  * earliest virtual time there is served, and the bucket's clock in @rr is
  * the virtual time of the region it served last. Virtual times carry over
  * from batch to batch and across the other buckets' turns, so weights
  * 1:3 get regions 1:3 of a bucket at any batch size, however hotter
  * regions interleave, and cgroups whose regions move between buckets
- * together keep their order (promote_vtime_settle()). Processes of a
+ * together keep their order (order_vtime_settle()). Processes of a
  * cgroup at its cap (weight 0) get none. Whenever
  * the bucket changes, turns start with the first process among those
  * whose cgroups are equally early (the paper's order, where all are);
@@ -219,40 +219,40 @@ static void promote_vtime_settle(struct hawkeye_share *share, unsigned int nr,
  * virtual times and bucket masks. Returns the number of regions put in
  * @out.
  */
-static unsigned int promote_order(struct hawkeye_mm **hms, unsigned int nr,
-				  struct hawkeye_share *share,
+static unsigned int order_g(struct hawkeye_mm **hms, unsigned int nr,
+			    struct hawkeye_share *share,
 				  struct list_head *(*pos)[HAWKEYE_NR_BUCKETS],
-				  struct hawkeye_rr *rr,
+				  struct hawkeye_rr_cursor *rr,
 				  struct hawkeye_pick *out, unsigned int n)
 {
 	unsigned int i, k, j, start, best;
 	int b, settled = -1;
 
-	promote_pos_init(hms, nr, pos);
-	promote_vtime_moves(hms, nr, share);
+	order_pos_init(hms, nr, pos);
+	order_vtime_moves(hms, nr, share);
 	for (k = 0; k < n; k++) {
 		b = -1;
 		for (i = 0; i < nr; i++)
 			if (share[i].weight)
-				b = max(b, promote_top(hms[i], pos[i]));
+				b = max(b, order_top(hms[i], pos[i]));
 		if (b < 0)
 			break;
 		if (b != settled) {
-			promote_vtime_settle(share, nr, b, rr->vclock);
+			order_vtime_settle(share, nr, b, rr->vclock);
 			settled = b;
 		}
-		start = b == rr->bucket ? promote_turn(hms, nr, rr->seq) : 0;
+		start = b == rr->bucket ? order_turn(hms, nr, rr->seq) : 0;
 		best = nr;
 		for (j = 0; j < nr; j++) {
 			i = (start + j) % nr;
 			if (pos[i][b] == &hms[i]->map.buckets[b] || !share[i].weight)
 				continue;
-			if (best == nr || promote_before(&share[i], &share[best], b))
+			if (best == nr || order_before(&share[i], &share[best], b))
 				best = i;
 		}
-		promote_take(&out[k], hms[best], pos[best], b);
+		order_take(&out[k], hms[best], pos[best], b);
 		rr->vclock[b] = share[best].vtime->t[b];
-		share[best].vtime->t[b] += PROMOTE_VTIME_UNIT / share[best].weight;
+		share[best].vtime->t[b] += ORDER_VTIME_UNIT / share[best].weight;
 		share[best].vtime->last = b + 1;
 		rr->bucket = b;
 		rr->seq = hms[best]->seq;
@@ -268,37 +268,37 @@ static unsigned int promote_order(struct hawkeye_mm **hms, unsigned int nr,
  * one @rr served last. @hms are in registration order, @pos is scratch
  * space. Changes nothing but @rr and @pos; returns the number put in @out.
  */
-static unsigned int promote_order_pmu(struct hawkeye_mm **hms, unsigned int nr,
-				      const int *measured, int threshold,
+static unsigned int order_pmu(struct hawkeye_mm **hms, unsigned int nr,
+			      const int *measured, int threshold,
 				      int band,
 				      struct list_head *(*pos)[HAWKEYE_NR_BUCKETS],
-				      struct hawkeye_rr *rr,
+				      struct hawkeye_rr_cursor *rr,
 				      struct hawkeye_pick *out, unsigned int n)
 {
 	unsigned int i, j, k, start;
 	int b = -1, best;
 
-	promote_pos_init(hms, nr, pos);
+	order_pos_init(hms, nr, pos);
 
 	for (k = 0; k < n; k++) {
 		best = -1;
 		for (i = 0; i < nr; i++)
 			if (measured[i] >= threshold && measured[i] > best &&
-			    promote_top(hms[i], pos[i]) >= 0)
+			    order_top(hms[i], pos[i]) >= 0)
 				best = measured[i];
 		if (best < 0)
 			break;
 		/* The first one in turn within the band that has a region. */
-		start = promote_turn(hms, nr, rr->pmu_seq);
+		start = order_turn(hms, nr, rr->pmu_seq);
 		for (j = 0; j < nr; j++) {
 			i = (start + j) % nr;
 			if (measured[i] >= max(threshold, best - band)) {
-				b = promote_top(hms[i], pos[i]);
+				b = order_top(hms[i], pos[i]);
 				if (b >= 0)
 					break;
 			}
 		}
-		promote_take(&out[k], hms[i], pos[i], b);
+		order_take(&out[k], hms[i], pos[i], b);
 		rr->pmu_seq = hms[i]->seq;
 	}
 	return k;
@@ -310,10 +310,10 @@ static unsigned int promote_order_pmu(struct hawkeye_mm **hms, unsigned int nr,
  * cgroup, / 100), then for those without a measurement in the hawkeye-g
  * order. Reorders @hms and @share alike: the unmeasured ones first.
  */
-static unsigned int promote_pick_pmu(struct hawkeye_mm **hms, unsigned int nr,
-				     struct hawkeye_share *share,
+static unsigned int order_pick_pmu(struct hawkeye_mm **hms, unsigned int nr,
+				   struct hawkeye_share *share,
 				     struct list_head *(*pos)[HAWKEYE_NR_BUCKETS],
-				     struct hawkeye_rr *rr,
+				     struct hawkeye_rr_cursor *rr,
 				     struct hawkeye_pick *picks, unsigned int n)
 {
 	int *measured = kmalloc_array(nr, sizeof(*measured), GFP_KERNEL);
@@ -329,8 +329,8 @@ static unsigned int promote_pick_pmu(struct hawkeye_mm **hms, unsigned int nr,
 		if (!share[i].weight)
 			measured[i] = -1;
 	}
-	got = promote_order_pmu(hms, nr, measured,
-				READ_ONCE(hawkeye_promote.pmu_threshold),
+	got = order_pmu(hms, nr, measured,
+			READ_ONCE(hawkeye_promote.pmu_threshold),
 				READ_ONCE(hawkeye_promote.pmu_band),
 				pos, rr, picks, n);
 	/* Stable: the unmeasured keep their registration order. */
@@ -342,48 +342,48 @@ static unsigned int promote_pick_pmu(struct hawkeye_mm **hms, unsigned int nr,
 		}
 	}
 	kfree(measured);
-	if (nr_none == nr && !READ_ONCE(promote_pmu_told)) {
-		WRITE_ONCE(promote_pmu_told, true);
+	if (nr_none == nr && !READ_ONCE(order_pmu_told)) {
+		WRITE_ONCE(order_pmu_told, true);
 		pr_notice("hawkeye-pmu: no MMU overhead measurements (is tools/hawkeye-pmud running?); promoting by the HawkEye-G estimate\n");
 	}
 	if (got < n && nr_none)
-		got += promote_order(hms, nr_none, share, pos, rr, picks + got,
+		got += order_g(hms, nr_none, share, pos, rr, picks + got,
 				     n - got);
 	return got;
 }
 
 /* A cgroup above a process in a batch, and its children's weights. */
-struct promote_node {
+struct order_node {
 	struct mem_cgroup *memcg;
 	u64 children;	/* the weights of its children with regions to promote */
 };
 
-static int promote_node_cmp(const void *a, const void *b)
+static int order_node_cmp(const void *a, const void *b)
 {
-	const struct promote_node *x = a, *y = b;
+	const struct order_node *x = a, *y = b;
 
 	return x->memcg < y->memcg ? -1 : x->memcg > y->memcg;
 }
 
-static struct promote_node *promote_node(struct promote_node *nodes,
-					 unsigned int nr, struct mem_cgroup *memcg)
+static struct order_node *order_node(struct order_node *nodes,
+				     unsigned int nr, struct mem_cgroup *memcg)
 {
-	struct promote_node key = { .memcg = memcg };
+	struct order_node key = { .memcg = memcg };
 
-	return bsearch(&key, nodes, nr, sizeof(*nodes), promote_node_cmp);
+	return bsearch(&key, nodes, nr, sizeof(*nodes), order_node_cmp);
 }
 
 /* A cgroup other than the root; false for none. */
-static bool promote_below_root(struct mem_cgroup *memcg)
+static bool order_below_root(struct mem_cgroup *memcg)
 {
 	return memcg && !mem_cgroup_is_root(memcg);
 }
 
 /* A cgroup below a top-level one (a child of the root). */
-static bool promote_below_top(struct mem_cgroup *memcg)
+static bool order_below_top(struct mem_cgroup *memcg)
 {
-	return promote_below_root(memcg) &&
-	       promote_below_root(parent_mem_cgroup(memcg));
+	return order_below_root(memcg) &&
+	       order_below_root(parent_mem_cgroup(memcg));
 }
 
 /*
@@ -400,16 +400,16 @@ static bool promote_below_top(struct mem_cgroup *memcg)
  * weights (0: at the cap, left so); sorts the cgroups above them once, so
  * that a batch costs O(nr * depth * log): false if out of memory.
  */
-static bool promote_weights(struct hawkeye_share *share, const bool *active,
-			    unsigned int nr)
+static bool order_weights(struct hawkeye_share *share, const bool *active,
+			  unsigned int nr)
 {
-	struct promote_node *nodes, *n;
+	struct order_node *nodes, *n;
 	struct mem_cgroup *m;
 	unsigned int i, k, nr_nodes = 0;
 	size_t max = 0;
 
 	for (i = 0; i < nr; i++)
-		for (m = share[i].memcg; active[i] && promote_below_root(m);
+		for (m = share[i].memcg; active[i] && order_below_root(m);
 		     m = parent_mem_cgroup(m))
 			max++;
 	nodes = kvmalloc_array(max ?: 1, sizeof(*nodes), GFP_KERNEL);
@@ -417,10 +417,10 @@ static bool promote_weights(struct hawkeye_share *share, const bool *active,
 		return false;
 	/* Every cgroup from an active process up to the top level, once. */
 	for (i = 0; i < nr; i++)
-		for (m = share[i].memcg; active[i] && promote_below_root(m);
+		for (m = share[i].memcg; active[i] && order_below_root(m);
 		     m = parent_mem_cgroup(m))
-			nodes[nr_nodes++] = (struct promote_node){ .memcg = m };
-	sort(nodes, nr_nodes, sizeof(*nodes), promote_node_cmp, NULL);
+			nodes[nr_nodes++] = (struct order_node){ .memcg = m };
+	sort(nodes, nr_nodes, sizeof(*nodes), order_node_cmp, NULL);
 	for (i = 0, k = 0; i < nr_nodes; i++)
 		if (!k || nodes[k - 1].memcg != nodes[i].memcg)
 			nodes[k++] = nodes[i];
@@ -429,24 +429,24 @@ static bool promote_weights(struct hawkeye_share *share, const bool *active,
 	for (i = 0; i < nr_nodes; i++) {
 		struct mem_cgroup *parent = parent_mem_cgroup(nodes[i].memcg);
 
-		n = promote_below_root(parent) ?
-		    promote_node(nodes, nr_nodes, parent) : NULL;
+		n = order_below_root(parent) ?
+		    order_node(nodes, nr_nodes, parent) : NULL;
 		if (n)
 			n->children += hawkeye_memcg_weight(nodes[i].memcg);
 	}
 	for (i = 0; i < nr; i++) {
-		u64 frac = PROMOTE_VTIME_UNIT;
+		u64 frac = ORDER_VTIME_UNIT;
 
 		if (!share[i].weight)
 			continue;
-		for (m = share[i].memcg; promote_below_top(m);
+		for (m = share[i].memcg; order_below_top(m);
 		     m = parent_mem_cgroup(m)) {
-			n = promote_node(nodes, nr_nodes, parent_mem_cgroup(m));
+			n = order_node(nodes, nr_nodes, parent_mem_cgroup(m));
 			frac = div64_u64(frac * hawkeye_memcg_weight(m),
 					 max(n ? n->children : 0, 1ULL));
 		}
-		frac = frac * hawkeye_memcg_weight(m) / PROMOTE_VTIME_UNIT;
-		share[i].weight = clamp_t(u64, frac, 1, PROMOTE_VTIME_UNIT);
+		frac = frac * hawkeye_memcg_weight(m) / ORDER_VTIME_UNIT;
+		share[i].weight = clamp_t(u64, frac, 1, ORDER_VTIME_UNIT);
 	}
 	kvfree(nodes);
 	return true;
@@ -454,12 +454,12 @@ static bool promote_weights(struct hawkeye_share *share, const bool *active,
 
 /*
  * Each process's share in a batch: its cgroup's weight in the hierarchy
- * (promote_weights()), 0 if the cgroup is at its huge page cap (its
+ * (order_weights()), 0 if the cgroup is at its huge page cap (its
  * collapses could not be charged), and its cgroup's virtual time. NULL if
  * out of memory.
  */
-static struct hawkeye_share *promote_shares(struct hawkeye_mm **hms,
-					    unsigned int nr)
+static struct hawkeye_share *order_shares(struct hawkeye_mm **hms,
+					  unsigned int nr)
 {
 	/* Without memory cgroups all share one time: plain turns. */
 	static struct hawkeye_vtime vtime_no_memcg;
@@ -482,7 +482,7 @@ static struct hawkeye_share *promote_shares(struct hawkeye_mm **hms,
 #endif
 		active[i] = share[i].weight && READ_ONCE(hms[i]->map.nr_regions);
 	}
-	if (promote_weights(share, active, nr)) {
+	if (order_weights(share, active, nr)) {
 		kfree(active);
 		return share;
 	}
@@ -494,7 +494,7 @@ fail:
 	return NULL;
 }
 
-static void promote_shares_put(struct hawkeye_share *share, unsigned int nr)
+static void order_shares_put(struct hawkeye_share *share, unsigned int nr)
 {
 	unsigned int i;
 
@@ -505,17 +505,17 @@ static void promote_shares_put(struct hawkeye_share *share, unsigned int nr)
 
 /* Promote up to @batch regions, in the order of @order. */
 static void map_batch(struct hawkeye_mm **hms, unsigned int nr,
-		      unsigned int batch, struct hawkeye_rr *rr,
+		      unsigned int batch, struct hawkeye_rr_cursor *rr,
 		      unsigned int (*order)(struct hawkeye_mm **hms,
 					    unsigned int nr,
 					    struct hawkeye_share *share,
 					    struct list_head *(*pos)[HAWKEYE_NR_BUCKETS],
-					    struct hawkeye_rr *rr,
+					    struct hawkeye_rr_cursor *rr,
 					    struct hawkeye_pick *out,
 					    unsigned int n))
 {
 	struct list_head *(*pos)[HAWKEYE_NR_BUCKETS];
-	struct hawkeye_share *share = promote_shares(hms, nr);
+	struct hawkeye_share *share = order_shares(hms, nr);
 	struct hawkeye_pick *picks;
 	unsigned int i, n = 0;
 
@@ -523,13 +523,13 @@ static void map_batch(struct hawkeye_mm **hms, unsigned int nr,
 	picks = kmalloc_array(batch, sizeof(*picks), GFP_KERNEL);
 	if (pos && picks && share)
 		n = order(hms, nr, share, pos, rr, picks, batch);
-	promote_shares_put(share, nr);
+	order_shares_put(share, nr);
 	if (n)
 		lru_add_drain_all();
 	for (i = 0; i < n && !kthread_should_stop(); i++) {
 		bool go_on;
 
-		if (!hawkeye_mm_get(picks[i].hm->mm))
+		if (!hawkeye_mmget_alive(picks[i].hm->mm))
 			continue;
 		go_on = hawkeye_map_promote(picks[i].hm, picks[i].r);
 		mmput(picks[i].hm->mm);
@@ -542,20 +542,20 @@ static void map_batch(struct hawkeye_mm **hms, unsigned int nr,
 }
 
 static void g_batch(struct hawkeye_mm **hms, unsigned int nr,
-		    unsigned int batch, struct hawkeye_rr *rr)
+		    unsigned int batch, struct hawkeye_rr_cursor *rr)
 {
-	map_batch(hms, nr, batch, rr, promote_order);
+	map_batch(hms, nr, batch, rr, order_g);
 }
 
 static void pmu_batch(struct hawkeye_mm **hms, unsigned int nr,
-		      unsigned int batch, struct hawkeye_rr *rr)
+		      unsigned int batch, struct hawkeye_rr_cursor *rr)
 {
-	map_batch(hms, nr, batch, rr, promote_pick_pmu);
+	map_batch(hms, nr, batch, rr, order_pick_pmu);
 }
 
 static void pmu_start(void)
 {
-	WRITE_ONCE(promote_pmu_told, false);
+	WRITE_ONCE(order_pmu_told, false);
 }
 
 const struct hawkeye_policy_ops hawkeye_g_ops = {

@@ -187,7 +187,7 @@ static void promote_sample(const struct hawkeye_policy_ops *ops,
 
 /* Promote up to `batch` regions in the order of the policy. */
 static void promote_batch(const struct hawkeye_policy_ops *ops,
-			  struct hawkeye_rr *rr)
+			  struct hawkeye_rr_cursor *rr)
 {
 	struct hawkeye_mm **hms;
 	unsigned int nr;
@@ -200,7 +200,7 @@ static void promote_batch(const struct hawkeye_policy_ops *ops,
 
 static int promote_thread_fn(void *unused)
 {
-	struct hawkeye_rr rr = { .bucket = -1 };
+	struct hawkeye_rr_cursor rr = { .bucket = -1 };
 	unsigned long last_sample, last_full, last_promote, pass = 0;
 	bool window = false, full = true;
 

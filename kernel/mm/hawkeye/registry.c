@@ -221,7 +221,7 @@ void hawkeye_mm_register_all(void)
  * @out: the array of records, in registration order
  *
  * Takes a reference on each; give them back with hawkeye_mm_put_all().
- * The processes' address spaces are not held: use hawkeye_mm_get() for
+ * The processes' address spaces are not held: use hawkeye_mmget_alive() for
  * each piece of work.
  *
  * Return: the number of records in *@out (none without memory).

@@ -352,7 +352,7 @@ long hawkeye_walk_mm(struct mm_struct *mm, unsigned int chunk,
 	long seen = 0;
 
 	do {
-		if (kthread_should_stop() || !hawkeye_mm_get(mm))
+		if (kthread_should_stop() || !hawkeye_mmget_alive(mm))
 			return -ESRCH;
 		w.done = 0;
 		mmap_read_lock(mm);

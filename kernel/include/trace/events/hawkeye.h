@@ -82,7 +82,7 @@ TRACE_EVENT(hawkeye_promote,
  * memory fragmentation index in percent, metric the process's Ingens
  * metric before it; result 0 (promoted) or a negative errno.
  */
-TRACE_EVENT(hawkeye_base_promote,
+TRACE_EVENT(hawkeye_baseline_promote,
 
 	TP_PROTO(pid_t pid, const char *policy, unsigned long addr,
 		 unsigned int util, unsigned int fmfi, u64 metric, int result),

@@ -8,7 +8,7 @@
 
 #include <kunit/test.h>
 
-static struct hawkeye_mm *promote_test_mm(struct kunit *test, u64 seq)
+static struct hawkeye_mm *map_test_mm(struct kunit *test, u64 seq)
 {
 	struct hawkeye_mm *hm = kunit_kzalloc(test, sizeof(*hm), GFP_KERNEL);
 
@@ -21,7 +21,7 @@ static struct hawkeye_mm *promote_test_mm(struct kunit *test, u64 seq)
 }
 
 /* Add a region at 2 MB index @idx with access coverage @ema. */
-static struct hawkeye_region *promote_test_add(struct kunit *test,
+static struct hawkeye_region *map_test_add(struct kunit *test,
 					       struct hawkeye_mm *hm,
 					       unsigned long idx,
 					       unsigned int ema)
@@ -37,7 +37,7 @@ static struct hawkeye_region *promote_test_add(struct kunit *test,
 }
 
 /* The regions of bucket @b, head to tail, as 2 MB indexes. */
-static int promote_test_bucket_list(struct hawkeye_mm *hm, int b,
+static int map_test_bucket_list(struct hawkeye_mm *hm, int b,
 				    unsigned long *idx, int max)
 {
 	struct hawkeye_region *r;
@@ -49,7 +49,7 @@ static int promote_test_bucket_list(struct hawkeye_mm *hm, int b,
 	return n;
 }
 
-static void promote_test_free(struct hawkeye_mm *hm)
+static void map_test_free(struct hawkeye_mm *hm)
 {
 	hawkeye_map_clear(hm);
 	xa_destroy(&hm->map.regions);

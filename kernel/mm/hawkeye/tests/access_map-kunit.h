@@ -13,72 +13,72 @@
 
 #include "access_map-fixtures-kunit.h"
 
-static void promote_test_bucket(struct kunit *test)
+static void map_test_bucket(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, promote_bucket(0), 0U);
-	KUNIT_EXPECT_EQ(test, promote_bucket(49), 0U);
-	KUNIT_EXPECT_EQ(test, promote_bucket(50), 1U);
-	KUNIT_EXPECT_EQ(test, promote_bucket(99), 1U);
-	KUNIT_EXPECT_EQ(test, promote_bucket(100), 2U);
-	KUNIT_EXPECT_EQ(test, promote_bucket(449), 8U);
-	KUNIT_EXPECT_EQ(test, promote_bucket(450), 9U);
-	KUNIT_EXPECT_EQ(test, promote_bucket(511), 9U);
-	KUNIT_EXPECT_EQ(test, promote_bucket(HPAGE_PMD_NR), 9U);
+	KUNIT_EXPECT_EQ(test, map_bucket(0), 0U);
+	KUNIT_EXPECT_EQ(test, map_bucket(49), 0U);
+	KUNIT_EXPECT_EQ(test, map_bucket(50), 1U);
+	KUNIT_EXPECT_EQ(test, map_bucket(99), 1U);
+	KUNIT_EXPECT_EQ(test, map_bucket(100), 2U);
+	KUNIT_EXPECT_EQ(test, map_bucket(449), 8U);
+	KUNIT_EXPECT_EQ(test, map_bucket(450), 9U);
+	KUNIT_EXPECT_EQ(test, map_bucket(511), 9U);
+	KUNIT_EXPECT_EQ(test, map_bucket(HPAGE_PMD_NR), 9U);
 }
 
-static void promote_test_ema(struct kunit *test)
+static void map_test_ema(struct kunit *test)
 {
 	unsigned int ema = 0;
 	int i;
 
-	KUNIT_EXPECT_EQ(test, promote_ema(0, 512, 50), 256U);
-	KUNIT_EXPECT_EQ(test, promote_ema(256, 512, 50), 384U);
-	KUNIT_EXPECT_EQ(test, promote_ema(384, 0, 50), 192U);
-	KUNIT_EXPECT_EQ(test, promote_ema(100, 300, 100), 300U);
-	KUNIT_EXPECT_EQ(test, promote_ema(100, 300, 1), 102U);
-	KUNIT_EXPECT_EQ(test, promote_ema(512, 512, 37), 512U);
+	KUNIT_EXPECT_EQ(test, map_ema(0, 512, 50), 256U);
+	KUNIT_EXPECT_EQ(test, map_ema(256, 512, 50), 384U);
+	KUNIT_EXPECT_EQ(test, map_ema(384, 0, 50), 192U);
+	KUNIT_EXPECT_EQ(test, map_ema(100, 300, 100), 300U);
+	KUNIT_EXPECT_EQ(test, map_ema(100, 300, 1), 102U);
+	KUNIT_EXPECT_EQ(test, map_ema(512, 512, 37), 512U);
 	/* A steady coverage is approached from below and never exceeded. */
 	for (i = 0; i < 20; i++) {
-		ema = promote_ema(ema, 400, 50);
+		ema = map_ema(ema, 400, 50);
 		KUNIT_EXPECT_LE(test, ema, 400U);
 	}
 	KUNIT_EXPECT_GE(test, ema, 399U);
 }
 
-static void promote_test_moves(struct kunit *test)
+static void map_test_moves(struct kunit *test)
 {
-	struct hawkeye_mm *hm = promote_test_mm(test, 1);
+	struct hawkeye_mm *hm = map_test_mm(test, 1);
 	struct hawkeye_region *a, *b, *c, *d;
 	unsigned long idx[8];
 
 	/* New regions go to the tail, in the order they are sampled. */
-	a = promote_test_add(test, hm, 1, 120);		/* bucket 2 */
-	b = promote_test_add(test, hm, 2, 130);
-	c = promote_test_add(test, hm, 3, 260);		/* bucket 5 */
-	d = promote_test_add(test, hm, 4, 10);		/* bucket 0 */
+	a = map_test_add(test, hm, 1, 120);		/* bucket 2 */
+	b = map_test_add(test, hm, 2, 130);
+	c = map_test_add(test, hm, 3, 260);		/* bucket 5 */
+	d = map_test_add(test, hm, 4, 10);		/* bucket 0 */
 	KUNIT_EXPECT_EQ(test, hm->map.nr_regions, 4UL);
 	KUNIT_EXPECT_EQ(test, hm->map.overhead, 520UL);
-	KUNIT_ASSERT_EQ(test, promote_test_bucket_list(hm, 2, idx, 8), 2);
+	KUNIT_ASSERT_EQ(test, map_test_bucket_list(hm, 2, idx, 8), 2);
 	KUNIT_EXPECT_EQ(test, idx[0], 1UL);
 	KUNIT_EXPECT_EQ(test, idx[1], 2UL);
 
 	/* Moving up: the head of the new bucket. */
 	hawkeye_map_place(hm, d, 140, HPAGE_PMD_ORDER, false);
-	KUNIT_ASSERT_EQ(test, promote_test_bucket_list(hm, 2, idx, 8), 3);
+	KUNIT_ASSERT_EQ(test, map_test_bucket_list(hm, 2, idx, 8), 3);
 	KUNIT_EXPECT_EQ(test, idx[0], 4UL);
 	KUNIT_EXPECT_EQ(test, hm->map.nr[0], 0UL);
 	KUNIT_EXPECT_EQ(test, hm->map.nr[2], 3UL);
 
 	/* Moving down: the tail. */
 	hawkeye_map_place(hm, c, 101, HPAGE_PMD_ORDER, false);
-	KUNIT_ASSERT_EQ(test, promote_test_bucket_list(hm, 2, idx, 8), 4);
+	KUNIT_ASSERT_EQ(test, map_test_bucket_list(hm, 2, idx, 8), 4);
 	KUNIT_EXPECT_EQ(test, idx[3], 3UL);
 	KUNIT_EXPECT_EQ(test, hm->map.nr[5], 0UL);
 
 	/* Same bucket: stays where it is, whatever its EMA did. */
 	hawkeye_map_place(hm, a, 149, HPAGE_PMD_ORDER, false);
 	hawkeye_map_place(hm, b, 100, HPAGE_PMD_ORDER, false);
-	KUNIT_ASSERT_EQ(test, promote_test_bucket_list(hm, 2, idx, 8), 4);
+	KUNIT_ASSERT_EQ(test, map_test_bucket_list(hm, 2, idx, 8), 4);
 	KUNIT_EXPECT_EQ(test, idx[0], 4UL);
 	KUNIT_EXPECT_EQ(test, idx[1], 1UL);
 	KUNIT_EXPECT_EQ(test, idx[2], 2UL);
@@ -91,13 +91,13 @@ static void promote_test_moves(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hm->map.overhead, 101UL + 149 + 100);
 	KUNIT_EXPECT_NULL(test, xa_load(&hm->map.regions, 4));
 
-	promote_test_free(hm);
+	map_test_free(hm);
 	KUNIT_EXPECT_EQ(test, hm->map.nr_regions, 0UL);
 	KUNIT_EXPECT_EQ(test, hm->map.overhead, 0UL);
 }
 
 /* Touch pages @from..@to - 1 of the 2 MB region at @addr. */
-static void promote_test_touch(struct kunit *test, unsigned long addr,
+static void map_test_touch(struct kunit *test, unsigned long addr,
 			       int from, int to)
 {
 	for (; from < to; from++)
@@ -105,7 +105,7 @@ static void promote_test_touch(struct kunit *test, unsigned long addr,
 }
 
 /* Open (@pass 0) or close window @pass on the regions at @addr[@nr]. */
-static void promote_test_window(struct hawkeye_mm *hm, unsigned long *addr,
+static void map_test_window(struct hawkeye_mm *hm, unsigned long *addr,
 				int nr, unsigned long pass)
 {
 	struct map_walk w = { .hm = hm, .pass = pass, .weight = 50 };
@@ -134,9 +134,9 @@ static void promote_test_window(struct hawkeye_mm *hm, unsigned long *addr,
  * rest, and one populated whole within the window, count one page and
  * none.
  */
-static void promote_test_population(struct kunit *test)
+static void map_test_population(struct kunit *test)
 {
-	struct hawkeye_mm *hm = promote_test_mm(test, 1);
+	struct hawkeye_mm *hm = map_test_mm(test, 1);
 	struct hawkeye_region *r;
 	unsigned long uaddr, addr[3];
 	unsigned int want[3] = { 128, 0, 0 };	/* EMAs of 256, 1, 0 at 50 % */
@@ -149,14 +149,14 @@ static void promote_test_population(struct kunit *test)
 		addr[i] = ALIGN(uaddr, HPAGE_PMD_SIZE) + i * HPAGE_PMD_SIZE;
 	KUNIT_ASSERT_EQ(test, do_madvise(current->mm, addr[0], 3 * HPAGE_PMD_SIZE,
 					 MADV_NOHUGEPAGE), 0);
-	promote_test_touch(test, addr[0], 0, HPAGE_PMD_NR);
-	promote_test_touch(test, addr[1], 0, 1);
+	map_test_touch(test, addr[0], 0, HPAGE_PMD_NR);
+	map_test_touch(test, addr[1], 0, 1);
 
-	promote_test_window(hm, addr, 3, 0);
-	promote_test_touch(test, addr[0], 0, HPAGE_PMD_NR / 2);
-	promote_test_touch(test, addr[1], 0, HPAGE_PMD_NR);
-	promote_test_touch(test, addr[2], 0, HPAGE_PMD_NR);
-	promote_test_window(hm, addr, 3, 1);
+	map_test_window(hm, addr, 3, 0);
+	map_test_touch(test, addr[0], 0, HPAGE_PMD_NR / 2);
+	map_test_touch(test, addr[1], 0, HPAGE_PMD_NR);
+	map_test_touch(test, addr[2], 0, HPAGE_PMD_NR);
+	map_test_window(hm, addr, 3, 1);
 
 	for (i = 0; i < 3; i++) {
 		r = xa_load(&hm->map.regions, addr[i] >> PMD_SHIFT);
@@ -164,7 +164,7 @@ static void promote_test_population(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, r->ema, want[i], "region %d", i);
 	}
 	KUNIT_EXPECT_EQ(test, hm->map.nr_regions, 3UL);
-	promote_test_free(hm);
+	map_test_free(hm);
 }
 
 #ifdef CONFIG_MMU_NOTIFIER
@@ -173,17 +173,17 @@ static void promote_test_population(struct kunit *test)
  * one page, @hot, which it reports (and forgets) when asked about a range
  * that holds it.
  */
-struct promote_test_mmu {
+struct map_test_mmu {
 	struct mmu_notifier mn;
 	int calls;
 	unsigned long start, end;
 	unsigned long hot;
 };
 
-static int promote_test_clear_young(struct mmu_notifier *mn, struct mm_struct *mm,
+static int map_test_clear_young(struct mmu_notifier *mn, struct mm_struct *mm,
 				    unsigned long start, unsigned long end)
 {
-	struct promote_test_mmu *t = container_of(mn, struct promote_test_mmu, mn);
+	struct map_test_mmu *t = container_of(mn, struct map_test_mmu, mn);
 	bool young = t->hot >= start && t->hot < end;
 
 	t->calls++;
@@ -194,15 +194,15 @@ static int promote_test_clear_young(struct mmu_notifier *mn, struct mm_struct *m
 	return young;
 }
 
-static const struct mmu_notifier_ops promote_test_mmu_ops = {
-	.clear_young = promote_test_clear_young,
+static const struct mmu_notifier_ops map_test_mmu_ops = {
+	.clear_young = map_test_clear_young,
 };
 
 /*
- * A window opened on @addr's region as promote_clear_mm() opens one, or
- * closed (@young not NULL) as promote_count_mm() closes one.
+ * A window opened on @addr's region as map_clear_mm() opens one, or
+ * closed (@young not NULL) as map_count_mm() closes one.
  */
-static int promote_test_young(unsigned long addr, unsigned long *young,
+static int map_test_young(unsigned long addr, unsigned long *young,
 			      unsigned long *skipped, bool *per_page)
 {
 	struct vm_area_struct *vma;
@@ -225,9 +225,9 @@ static int promote_test_young(unsigned long addr, unsigned long *young,
  * accessed, and one access is seen again. A secondary MMU is asked once
  * per 2 MB region (review finding C3) where it saw no access.
  */
-static void promote_test_young_ptes(struct kunit *test)
+static void map_test_young_ptes(struct kunit *test)
 {
-	struct promote_test_mmu t = { .mn.ops = &promote_test_mmu_ops };
+	struct map_test_mmu t = { .mn.ops = &map_test_mmu_ops };
 	unsigned long uaddr, addr, i, skipped = 0;
 	unsigned long hw = arch_has_hw_nonleaf_pmd_young() && !lru_gen_enabled();
 	DECLARE_BITMAP(young, HPAGE_PMD_NR);
@@ -243,21 +243,21 @@ static void promote_test_young_ptes(struct kunit *test)
 	for (i = 0; i < HPAGE_PMD_NR; i++)
 		KUNIT_ASSERT_EQ(test, put_user(1, (char __user *)addr + i * PAGE_SIZE), 0);
 
-	KUNIT_EXPECT_EQ(test, promote_test_young(addr, NULL, &skipped, NULL), HPAGE_PMD_NR);
+	KUNIT_EXPECT_EQ(test, map_test_young(addr, NULL, &skipped, NULL), HPAGE_PMD_NR);
 	KUNIT_EXPECT_EQ(test, skipped, 0);
-	KUNIT_EXPECT_EQ(test, promote_test_young(addr, NULL, &skipped, NULL), 0);
+	KUNIT_EXPECT_EQ(test, map_test_young(addr, NULL, &skipped, NULL), 0);
 	KUNIT_EXPECT_EQ(test, skipped, hw);
-	KUNIT_EXPECT_EQ(test, promote_test_young(addr, young, &skipped, NULL), 0);
+	KUNIT_EXPECT_EQ(test, map_test_young(addr, young, &skipped, NULL), 0);
 	KUNIT_EXPECT_EQ(test, skipped, 2 * hw);
 
 	KUNIT_ASSERT_EQ(test, put_user(2, (char __user *)addr + 7 * PAGE_SIZE), 0);
 	for (i = 0; i < 2; i++) {
-		KUNIT_EXPECT_EQ(test, promote_test_young(addr, young, &skipped, NULL), 1);
+		KUNIT_EXPECT_EQ(test, map_test_young(addr, young, &skipped, NULL), 1);
 		KUNIT_EXPECT_EQ(test, find_first_bit(young, HPAGE_PMD_NR), 7);
 		KUNIT_EXPECT_EQ(test, bitmap_weight(young, HPAGE_PMD_NR), 1);
 	}
-	KUNIT_EXPECT_EQ(test, promote_test_young(addr, NULL, &skipped, NULL), 1);
-	KUNIT_EXPECT_EQ(test, promote_test_young(addr, young, &skipped, NULL), 0);
+	KUNIT_EXPECT_EQ(test, map_test_young(addr, NULL, &skipped, NULL), 1);
+	KUNIT_EXPECT_EQ(test, map_test_young(addr, young, &skipped, NULL), 0);
 	KUNIT_EXPECT_EQ(test, skipped, 3 * hw);
 
 	/*
@@ -270,13 +270,13 @@ static void promote_test_young_ptes(struct kunit *test)
 	folio = page_folio(page);
 	KUNIT_ASSERT_EQ(test, mmu_notifier_register(&t.mn, current->mm), 0);
 	t.hot = addr + 7 * PAGE_SIZE;
-	KUNIT_EXPECT_EQ(test, promote_test_young(addr, NULL, &skipped, &per_page), 0);
+	KUNIT_EXPECT_EQ(test, map_test_young(addr, NULL, &skipped, &per_page), 0);
 	KUNIT_EXPECT_TRUE(test, per_page);
 	KUNIT_EXPECT_EQ(test, t.calls, 1);
 	KUNIT_EXPECT_EQ(test, t.start, addr);
 	KUNIT_EXPECT_EQ(test, t.end, addr + HPAGE_PMD_SIZE);
 	t.hot = addr + 7 * PAGE_SIZE;
-	KUNIT_EXPECT_EQ(test, promote_test_young(addr, young, &skipped, &per_page), 1);
+	KUNIT_EXPECT_EQ(test, map_test_young(addr, young, &skipped, &per_page), 1);
 	KUNIT_EXPECT_EQ(test, find_first_bit(young, HPAGE_PMD_NR), 7);
 	KUNIT_EXPECT_TRUE(test, per_page);
 	KUNIT_EXPECT_EQ(test, t.calls, 1 + HPAGE_PMD_NR);
@@ -287,14 +287,14 @@ static void promote_test_young_ptes(struct kunit *test)
 	 */
 	folio_test_clear_young(folio);
 	t.hot = addr;
-	KUNIT_EXPECT_EQ(test, promote_test_young(addr, NULL, &skipped, &per_page), 0);
+	KUNIT_EXPECT_EQ(test, map_test_young(addr, NULL, &skipped, &per_page), 0);
 	KUNIT_EXPECT_TRUE(test, per_page);
 	KUNIT_EXPECT_EQ(test, t.calls, 2 + HPAGE_PMD_NR);
 	KUNIT_EXPECT_TRUE(test, folio_test_young(folio));
 	/* No access since: page by page once more, then a range again. */
-	KUNIT_EXPECT_EQ(test, promote_test_young(addr, young, &skipped, &per_page), 0);
+	KUNIT_EXPECT_EQ(test, map_test_young(addr, young, &skipped, &per_page), 0);
 	KUNIT_EXPECT_FALSE(test, per_page);
-	KUNIT_EXPECT_EQ(test, promote_test_young(addr, young, &skipped, &per_page), 0);
+	KUNIT_EXPECT_EQ(test, map_test_young(addr, young, &skipped, &per_page), 0);
 	KUNIT_EXPECT_EQ(test, t.calls, 3 + 2 * HPAGE_PMD_NR);
 	mmu_notifier_unregister(&t.mn, current->mm);
 	folio_put(folio);
@@ -304,12 +304,12 @@ static void promote_test_young_ptes(struct kunit *test)
 
 
 static struct kunit_case access_map_test_cases[] = {
-	KUNIT_CASE(promote_test_bucket),
-	KUNIT_CASE(promote_test_ema),
-	KUNIT_CASE(promote_test_moves),
-	KUNIT_CASE(promote_test_population),
+	KUNIT_CASE(map_test_bucket),
+	KUNIT_CASE(map_test_ema),
+	KUNIT_CASE(map_test_moves),
+	KUNIT_CASE(map_test_population),
 #ifdef CONFIG_MMU_NOTIFIER
-	KUNIT_CASE(promote_test_young_ptes),
+	KUNIT_CASE(map_test_young_ptes),
 #endif
 	{}
 };

@@ -11,29 +11,29 @@
 #include <kunit/test.h>
 #include <linux/mman.h>
 
-static void base_test_fmfi(struct kunit *test)
+static void ingens_test_fmfi(struct kunit *test)
 {
-	struct base_fmfi f = {};
+	struct ingens_fmfi f = {};
 
 	/* No free memory: fully fragmented. */
-	KUNIT_EXPECT_EQ(test, base_fmfi_value(&f), 100U);
+	KUNIT_EXPECT_EQ(test, ingens_fmfi_value(&f), 100U);
 	/* An empty zone, as extfrag_for_order() counts it, changes nothing. */
-	base_fmfi_add(&f, 0, 0);
-	KUNIT_EXPECT_EQ(test, base_fmfi_value(&f), 100U);
+	ingens_fmfi_add(&f, 0, 0);
+	KUNIT_EXPECT_EQ(test, ingens_fmfi_value(&f), 100U);
 	/* A zone whose free memory is half in blocks below 2 MB. */
-	base_fmfi_add(&f, 1024, 50);
-	KUNIT_EXPECT_EQ(test, base_fmfi_value(&f), 50U);
+	ingens_fmfi_add(&f, 1024, 50);
+	KUNIT_EXPECT_EQ(test, ingens_fmfi_value(&f), 50U);
 	/* ... and one three times its size, all in 2 MB blocks. */
-	base_fmfi_add(&f, 3072, 0);
-	KUNIT_EXPECT_EQ(test, base_fmfi_value(&f), 12U);
+	ingens_fmfi_add(&f, 3072, 0);
+	KUNIT_EXPECT_EQ(test, ingens_fmfi_value(&f), 12U);
 	/* ... and one as large as both, only in 4 KB pages: (512 + 4096) / 8192. */
-	base_fmfi_add(&f, 4096, 100);
-	KUNIT_EXPECT_EQ(test, base_fmfi_value(&f), 56U);
+	ingens_fmfi_add(&f, 4096, 100);
+	KUNIT_EXPECT_EQ(test, ingens_fmfi_value(&f), 56U);
 	/* The live value is a percentage. */
 	KUNIT_EXPECT_LE(test, hawkeye_fmfi(), 100U);
 }
 
-static void base_test_metric(struct kunit *test)
+static void ingens_test_metric(struct kunit *test)
 {
 	/* Active huge pages count 1 (100 hundredths) each. */
 	KUNIT_EXPECT_EQ(test, ingens_metric(10, 0, 50), 1000ULL);
@@ -52,7 +52,7 @@ static void base_test_metric(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ingens_metric(2, 5, 50), 400ULL);
 }
 
-static void base_test_qualifies(struct kunit *test)
+static void ingens_test_qualifies(struct kunit *test)
 {
 	/* 90% of 512 is 460.8: 461 present pages are needed. */
 	KUNIT_EXPECT_FALSE(test, ingens_qualifies(460, false, 90));
@@ -72,10 +72,10 @@ static void base_test_qualifies(struct kunit *test)
 }
 
 /*
- * Serve @n promotions as hawkeye_base_round() does (each promotion adds an
+ * Serve @n promotions as hawkeye_baseline_round() does (each promotion adds an
  * active huge page to the process served), writing who got each in @who.
  */
-static void base_test_serve(struct hawkeye_mm **bs, unsigned int nr,
+static void ingens_test_serve(struct hawkeye_mm **bs, unsigned int nr,
 			    char *who, unsigned int n)
 {
 	unsigned int k, i;
@@ -90,12 +90,12 @@ static void base_test_serve(struct hawkeye_mm **bs, unsigned int nr,
 		for (i = 0; bs[i] != b; i++)
 			;
 		who[k] = 'A' + i;
-		b->base.nr_huge++;
+		b->baseline.nr_huge++;
 	}
 	who[n] = '\0';
 }
 
-static void base_test_pick(struct kunit *test)
+static void ingens_test_pick(struct kunit *test)
 {
 	unsigned int penalty = hawkeye_ingens.idle_penalty;
 	struct hawkeye_mm *m = kunit_kcalloc(test, 3, sizeof(*m), GFP_KERNEL);
@@ -110,7 +110,7 @@ static void base_test_pick(struct kunit *test)
 	hawkeye_ingens.idle_penalty = 50;
 
 	/* Nobody has huge pages: served in turns, in registration order. */
-	base_test_serve(bs, 3, who, 6);
+	ingens_test_serve(bs, 3, who, 6);
 	KUNIT_EXPECT_STREQ(test, who, "ABCABC");
 
 	/*
@@ -119,39 +119,39 @@ static void base_test_pick(struct kunit *test)
 	 * the others hold 6 each.
 	 */
 	memset(m, 0, 3 * sizeof(*m));
-	m[0].base.nr_huge = 4;
-	m[1].base.nr_huge = 3;
-	m[1].base.nr_idle = 3;
-	base_test_serve(bs, 3, who, 8);
+	m[0].baseline.nr_huge = 4;
+	m[1].baseline.nr_huge = 3;
+	m[1].baseline.nr_idle = 3;
+	ingens_test_serve(bs, 3, who, 8);
 	KUNIT_EXPECT_STREQ(test, who, "CCCCACAC");
 	KUNIT_EXPECT_EQ(test, hawkeye_ingens_metric(&m[0]), 600ULL);
 	KUNIT_EXPECT_EQ(test, hawkeye_ingens_metric(&m[2]), 600ULL);
-	base_test_serve(bs, 3, who, 3);
+	ingens_test_serve(bs, 3, who, 3);
 	KUNIT_EXPECT_STREQ(test, who, "ABC");
 
 	/* Without a penalty B counts its 3 huge pages only. */
 	hawkeye_ingens.idle_penalty = 0;
 	memset(m, 0, 3 * sizeof(*m));
-	m[0].base.nr_huge = 4;
-	m[1].base.nr_huge = 3;
-	m[1].base.nr_idle = 3;
-	base_test_serve(bs, 3, who, 5);
+	m[0].baseline.nr_huge = 4;
+	m[1].baseline.nr_huge = 3;
+	m[1].baseline.nr_idle = 3;
+	ingens_test_serve(bs, 3, who, 5);
 	KUNIT_EXPECT_STREQ(test, who, "CCCBC");
 
 	/* An exhausted process is passed over; none left: NULL. */
 	hawkeye_ingens.idle_penalty = 50;
 	memset(m, 0, 3 * sizeof(*m));
-	m[0].base.exhausted = true;
-	base_test_serve(bs, 3, who, 4);
+	m[0].baseline.exhausted = true;
+	ingens_test_serve(bs, 3, who, 4);
 	KUNIT_EXPECT_STREQ(test, who, "BCBC");
-	m[1].base.exhausted = true;
-	m[2].base.exhausted = true;
+	m[1].baseline.exhausted = true;
+	m[2].baseline.exhausted = true;
 	KUNIT_EXPECT_NULL(test, ingens_pick(bs, 3));
 
 	hawkeye_ingens.idle_penalty = penalty;
 }
 
-static void base_test_policy_names(struct kunit *test)
+static void ingens_test_policy_names(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, hawkeye_promote_parse_policy("ingens"),
 			HAWKEYE_POLICY_INGENS);
@@ -159,7 +159,7 @@ static void base_test_policy_names(struct kunit *test)
 			HAWKEYE_POLICY_FREEBSD);
 	KUNIT_EXPECT_EQ(test, hawkeye_promote_parse_policy("Ingens"), -EINVAL);
 	/* Both take base page faults, in their own state each. */
-	KUNIT_EXPECT_TRUE(test, hawkeye_ingens_ops.fault == hawkeye_base_register);
+	KUNIT_EXPECT_TRUE(test, hawkeye_ingens_ops.fault == hawkeye_baseline_register);
 	KUNIT_EXPECT_NOT_NULL(test, hawkeye_freebsd_ops.fault);
 	KUNIT_EXPECT_NULL(test, hawkeye_g_ops.fault);
 	KUNIT_EXPECT_PTR_NE(test, hawkeye_ingens_ops.state, hawkeye_freebsd_ops.state);
@@ -167,7 +167,7 @@ static void base_test_policy_names(struct kunit *test)
 }
 
 /* The FreeBSD reservation's pages mapped so far. */
-static unsigned long base_test_reserve_pages(struct kunit *test)
+static unsigned long ingens_test_reserve_pages(struct kunit *test)
 {
 	return hawkeye_stat_read(HAWKEYE_STAT_FREEBSD_RESERVE_PAGES);
 }
@@ -177,7 +177,7 @@ static unsigned long base_test_reserve_pages(struct kunit *test)
  * reaper has begun to tear down (MMF_UNSTABLE): the fault is SIGBUS, as
  * do_anonymous_page()'s (review finding A2).
  */
-static void base_test_reserve_unstable(struct kunit *test)
+static void ingens_test_reserve_unstable(struct kunit *test)
 {
 	int old = hawkeye_promote_parse_policy(hawkeye_promote_policy()->name);
 	unsigned long uaddr, addr, pages;
@@ -193,34 +193,34 @@ static void base_test_reserve_unstable(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, hawkeye_promote_set_policy(HAWKEYE_POLICY_FREEBSD), 0);
 
 	/* The reservation, then a page of it: both from the reservation. */
-	pages = base_test_reserve_pages(test);
+	pages = ingens_test_reserve_pages(test);
 	KUNIT_EXPECT_EQ(test, put_user(1, (char __user *)addr), 0);
 	KUNIT_EXPECT_EQ(test, put_user(1, (char __user *)addr + PAGE_SIZE), 0);
-	KUNIT_EXPECT_EQ(test, base_test_reserve_pages(test), pages + 2);
+	KUNIT_EXPECT_EQ(test, ingens_test_reserve_pages(test), pages + 2);
 
 	set_bit(MMF_UNSTABLE, &mm->flags);
 	err = put_user(1, (char __user *)addr + 2 * PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, err, -EFAULT);
-	KUNIT_EXPECT_EQ(test, base_test_reserve_pages(test), pages + 2);
+	KUNIT_EXPECT_EQ(test, ingens_test_reserve_pages(test), pages + 2);
 	clear_bit(MMF_UNSTABLE, &mm->flags);
 
 	hawkeye_promote_set_policy(old);
 }
 
-static struct kunit_case base_test_cases[] = {
-	KUNIT_CASE(base_test_fmfi),
-	KUNIT_CASE(base_test_metric),
-	KUNIT_CASE(base_test_qualifies),
-	KUNIT_CASE(base_test_pick),
-	KUNIT_CASE(base_test_policy_names),
-	KUNIT_CASE(base_test_reserve_unstable),
+static struct kunit_case ingens_test_cases[] = {
+	KUNIT_CASE(ingens_test_fmfi),
+	KUNIT_CASE(ingens_test_metric),
+	KUNIT_CASE(ingens_test_qualifies),
+	KUNIT_CASE(ingens_test_pick),
+	KUNIT_CASE(ingens_test_policy_names),
+	KUNIT_CASE(ingens_test_reserve_unstable),
 	{}
 };
 
-static struct kunit_suite base_test_suite = {
+static struct kunit_suite ingens_test_suite = {
 	.name = "hawkeye-ingens",
-	.test_cases = base_test_cases,
+	.test_cases = ingens_test_cases,
 };
-kunit_test_suite(base_test_suite);
+kunit_test_suite(ingens_test_suite);
 
 #endif /* _MM_HAWKEYE_INGENS_KUNIT_H */

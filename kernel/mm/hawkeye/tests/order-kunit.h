@@ -15,22 +15,22 @@
 #define PT(p, n)	((unsigned long)((p) - 'A') * 16 + (n))
 
 /* @nr processes A, B, ..., each with regions 0 to @regions - 1 at @ema. */
-static void promote_test_mms(struct kunit *test, struct hawkeye_mm **hms,
+static void order_test_mms(struct kunit *test, struct hawkeye_mm **hms,
 			     int nr, int regions, unsigned int ema)
 {
 	int i, j;
 
 	for (i = 0; i < nr; i++) {
-		hms[i] = promote_test_mm(test, i + 1);
+		hms[i] = map_test_mm(test, i + 1);
 		for (j = 0; j < regions; j++)
-			promote_test_add(test, hms[i], PT('A' + i, j), ema);
+			map_test_add(test, hms[i], PT('A' + i, j), ema);
 	}
 }
 
-static void promote_test_free_mms(struct hawkeye_mm **hms, int nr)
+static void order_test_free_mms(struct hawkeye_mm **hms, int nr)
 {
 	while (nr--)
-		promote_test_free(hms[nr]);
+		map_test_free(hms[nr]);
 }
 
 /*
@@ -38,7 +38,7 @@ static void promote_test_free_mms(struct hawkeye_mm **hms, int nr)
  * in bucket 9, C2 in 8, B2 and C3 in 7, C4 in 6, B3 and B4 in 5, A2, A3
  * and C5 in 4. Bucket midpoints as EMAs.
  */
-static void promote_test_fig4(struct kunit *test, struct hawkeye_mm **hms)
+static void order_test_fig4(struct kunit *test, struct hawkeye_mm **hms)
 {
 	static const struct { char p; int n; unsigned int bucket; } regions[] = {
 		{ 'A', 1, 9 }, { 'A', 2, 4 }, { 'A', 3, 4 },
@@ -49,9 +49,9 @@ static void promote_test_fig4(struct kunit *test, struct hawkeye_mm **hms)
 	int i;
 
 	for (i = 0; i < 3; i++)
-		hms[i] = promote_test_mm(test, i + 1);
+		hms[i] = map_test_mm(test, i + 1);
 	for (i = 0; i < ARRAY_SIZE(regions); i++)
-		promote_test_add(test, hms[regions[i].p - 'A'],
+		map_test_add(test, hms[regions[i].p - 'A'],
 				 PT(regions[i].p, regions[i].n),
 				 regions[i].bucket * 50 + 25);
 }
@@ -62,11 +62,11 @@ static void promote_test_fig4(struct kunit *test, struct hawkeye_mm **hms)
  * times @vtime[i] (NULL: fresh ones), take the picked ones out of the map
  * (promoted) and append their indexes to @seq.
  */
-static int promote_test_round_weighted(struct kunit *test,
+static int order_test_round_weighted(struct kunit *test,
 				       struct hawkeye_mm **hms, unsigned int nr,
 				       const unsigned int *weights,
 				       struct hawkeye_vtime *vtime,
-				       struct hawkeye_rr *rr, unsigned int n,
+				       struct hawkeye_rr_cursor *rr, unsigned int n,
 				       unsigned long *seq)
 {
 	struct list_head *pos[3][HAWKEYE_NR_BUCKETS];
@@ -82,7 +82,7 @@ static int promote_test_round_weighted(struct kunit *test,
 			.weight = weights ? weights[i] : 100,
 			.vtime = vtime ? &vtime[i] : &fresh[i],
 		};
-	got = promote_order(hms, nr, share, pos, rr, picks, n);
+	got = order_g(hms, nr, share, pos, rr, picks, n);
 	for (i = 0; i < got; i++) {
 		seq[i] = picks[i].r->addr >> PMD_SHIFT;
 		hawkeye_map_remove(picks[i].hm, picks[i].r);
@@ -90,11 +90,11 @@ static int promote_test_round_weighted(struct kunit *test,
 	return got;
 }
 
-static int promote_test_round(struct kunit *test, struct hawkeye_mm **hms,
-			      unsigned int nr, struct hawkeye_rr *rr,
+static int order_test_round(struct kunit *test, struct hawkeye_mm **hms,
+			      unsigned int nr, struct hawkeye_rr_cursor *rr,
 			      unsigned int n, unsigned long *seq)
 {
-	return promote_test_round_weighted(test, hms, nr, NULL, NULL, rr, n, seq);
+	return order_test_round_weighted(test, hms, nr, NULL, NULL, rr, n, seq);
 }
 
 /*
@@ -103,21 +103,21 @@ static int promote_test_round(struct kunit *test, struct hawkeye_mm **hms,
  * left, the other gets them all, and it builds up no debt meanwhile. A
  * cgroup at its cap (weight 0) gets none.
  */
-static void promote_test_order_weights(struct kunit *test)
+static void order_test_order_weights(struct kunit *test)
 {
 	static const unsigned int weights[] = { 100, 300 }, capped[] = { 0, 300 };
-	struct hawkeye_rr rr = { .bucket = -1 };
+	struct hawkeye_rr_cursor rr = { .bucket = -1 };
 	struct hawkeye_mm *hms[2];
 	struct hawkeye_vtime vtime[2] = {};
 	unsigned int done[2];
 	unsigned long seq[16];
 	int i, j, n;
 
-	promote_test_mms(test, hms, 2, 12, 300);
-	promote_test_add(test, hms[0], PT('A', 12), 300);
-	promote_test_add(test, hms[0], PT('A', 13), 300);
+	order_test_mms(test, hms, 2, 12, 300);
+	map_test_add(test, hms[0], PT('A', 12), 300);
+	map_test_add(test, hms[0], PT('A', 13), 300);
 	for (i = 0; i < 2; i++) {
-		n = promote_test_round_weighted(test, hms, 2, weights, vtime, &rr,
+		n = order_test_round_weighted(test, hms, 2, weights, vtime, &rr,
 						8, seq);
 		KUNIT_ASSERT_EQ(test, n, 8);
 		done[0] = done[1] = 0;
@@ -127,15 +127,15 @@ static void promote_test_order_weights(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, done[1], 6U, "batch %d", i);
 	}
 	/* B has none left: A gets the whole batch. */
-	n = promote_test_round_weighted(test, hms, 2, weights, vtime, &rr, 8, seq);
+	n = order_test_round_weighted(test, hms, 2, weights, vtime, &rr, 8, seq);
 	KUNIT_EXPECT_EQ(test, n, 8);
 	for (j = 0; j < n; j++)
 		KUNIT_EXPECT_EQ(test, seq[j] / 16, 0UL);
 	/* A at its cap: nothing for it, even with nobody else. */
-	KUNIT_EXPECT_EQ(test, promote_test_round_weighted(test, hms, 2, capped,
+	KUNIT_EXPECT_EQ(test, order_test_round_weighted(test, hms, 2, capped,
 							  vtime, &rr, 8, seq), 0);
 	KUNIT_EXPECT_EQ(test, hms[0]->map.nr_regions, 2UL);
-	promote_test_free_mms(hms, 2);
+	order_test_free_mms(hms, 2);
 }
 
 /*
@@ -144,7 +144,7 @@ static void promote_test_order_weights(struct kunit *test)
  * restarting the count every batch gave the heavier one all 20; weights 1
  * and 3 with a batch of 1 come out 5 and 15.
  */
-static void promote_test_order_weights_across_batches(struct kunit *test)
+static void order_test_order_weights_across_batches(struct kunit *test)
 {
 	static const unsigned int close[] = { 100, 101 }, third[] = { 100, 300 };
 	const unsigned int *weights[] = { close, third };
@@ -154,13 +154,13 @@ static void promote_test_order_weights_across_batches(struct kunit *test)
 	int c, i;
 
 	for (c = 0; c < 2; c++) {
-		struct hawkeye_rr rr = { .bucket = -1 };
+		struct hawkeye_rr_cursor rr = { .bucket = -1 };
 		struct hawkeye_vtime vtime[2] = {};
 		unsigned int done[2] = {};
 
-		promote_test_mms(test, hms, 2, 15, 300);
+		order_test_mms(test, hms, 2, 15, 300);
 		for (i = 0; i < 20; i++) {
-			int got = promote_test_round_weighted(test, hms, 2, weights[c],
+			int got = order_test_round_weighted(test, hms, 2, weights[c],
 							      vtime, &rr, 1, seq);
 
 			KUNIT_ASSERT_EQ(test, got, 1);
@@ -170,7 +170,7 @@ static void promote_test_order_weights_across_batches(struct kunit *test)
 				    weights[c][0], weights[c][1]);
 		KUNIT_EXPECT_EQ_MSG(test, done[1], want[c][1], "weights %u:%u",
 				    weights[c][0], weights[c][1]);
-		promote_test_free_mms(hms, 2);
+		order_test_free_mms(hms, 2);
 	}
 }
 
@@ -180,7 +180,7 @@ static void promote_test_order_weights_across_batches(struct kunit *test)
  * and does not starve the other cgroup, wrapped or not. Weights 100:100,
  * a batch of 8 comes out 4:4.
  */
-static void promote_test_order_stale_vtime(struct kunit *test)
+static void order_test_order_stale_vtime(struct kunit *test)
 {
 	static const unsigned int weights[] = { 100, 100 };
 	static const unsigned int clock[] = { 0x80000001, 0 };
@@ -193,25 +193,25 @@ static void promote_test_order_stale_vtime(struct kunit *test)
 	int c, j, n;
 
 	for (c = 0; c < 2; c++) {
-		struct hawkeye_rr rr = { .bucket = -1 };
+		struct hawkeye_rr_cursor rr = { .bucket = -1 };
 		struct hawkeye_vtime vtime[2] = {};
 		unsigned int done[2] = {};
 
-		promote_test_mms(test, hms, 2, 9, 300);
+		order_test_mms(test, hms, 2, 9, 300);
 		/* A first batch sets the bucket; then the times go stale. */
-		KUNIT_ASSERT_EQ(test, promote_test_round_weighted(test, hms, 2,
+		KUNIT_ASSERT_EQ(test, order_test_round_weighted(test, hms, 2,
 				weights, vtime, &rr, 2, seq), 2);
 		rr.vclock[b] = clock[c];
 		vtime[0].t[b] = stale[c][0];
 		vtime[1].t[b] = stale[c][1];
-		n = promote_test_round_weighted(test, hms, 2, weights, vtime, &rr,
+		n = order_test_round_weighted(test, hms, 2, weights, vtime, &rr,
 						8, seq);
 		KUNIT_ASSERT_EQ(test, n, 8);
 		for (j = 0; j < n; j++)
 			done[seq[j] / 16]++;
 		KUNIT_EXPECT_EQ_MSG(test, done[0], 4U, "case %d", c);
 		KUNIT_EXPECT_EQ_MSG(test, done[1], 4U, "case %d", c);
-		promote_test_free_mms(hms, 2);
+		order_test_free_mms(hms, 2);
 	}
 }
 
@@ -223,21 +223,21 @@ static void promote_test_order_stale_vtime(struct kunit *test)
  * starting every cgroup at the clock on each change of bucket gave them
  * 1:1 (one each per batch).
  */
-static void promote_test_order_weights_across_buckets(struct kunit *test)
+static void order_test_order_weights_across_buckets(struct kunit *test)
 {
 	static const unsigned int weights[] = { 100, 300, 100 };
 	struct hawkeye_vtime vtime[3] = {};
 	unsigned int done[3] = {};
-	struct hawkeye_rr rr = { .bucket = -1 };
+	struct hawkeye_rr_cursor rr = { .bucket = -1 };
 	struct hawkeye_mm *hms[3];
 	unsigned long seq[3];
 	int i, j, n;
 
-	promote_test_mms(test, hms, 2, 12, 300);
-	hms[2] = promote_test_mm(test, 3);
+	order_test_mms(test, hms, 2, 12, 300);
+	hms[2] = map_test_mm(test, 3);
 	for (i = 0; i < 6; i++) {
-		promote_test_add(test, hms[2], PT('C', i), 500);
-		n = promote_test_round_weighted(test, hms, 3, weights, vtime,
+		map_test_add(test, hms[2], PT('C', i), 500);
+		n = order_test_round_weighted(test, hms, 3, weights, vtime,
 						&rr, 3, seq);
 		KUNIT_ASSERT_EQ(test, n, 3);
 		KUNIT_EXPECT_EQ_MSG(test, seq[0] / 16, 2UL, "batch %d", i);
@@ -246,7 +246,7 @@ static void promote_test_order_weights_across_buckets(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, done[0], 3U);
 	KUNIT_EXPECT_EQ(test, done[1], 9U);
-	promote_test_free_mms(hms, 3);
+	order_test_free_mms(hms, 3);
 }
 
 /*
@@ -257,7 +257,7 @@ static void promote_test_order_weights_across_buckets(struct kunit *test)
  * batch later. Starting each at the clock of every bucket entered gave
  * the lighter ones a turn in each: 20:17:43.
  */
-static void promote_test_order_weights_climbing(struct kunit *test)
+static void order_test_order_weights_climbing(struct kunit *test)
 {
 	static const unsigned int weights[] = { 100, 75, 225 };
 	static const unsigned int climb[] = { 5, 7, 8, 9 };
@@ -268,13 +268,13 @@ static void promote_test_order_weights_climbing(struct kunit *test)
 
 	for (c = 0; c < 2; c++) {
 		struct hawkeye_vtime vtime[3] = {};
-		struct hawkeye_rr rr = { .bucket = -1 };
+		struct hawkeye_rr_cursor rr = { .bucket = -1 };
 		unsigned int done[3] = {};
 
 		for (i = 0; i < 3; i++) {
-			hms[i] = promote_test_mm(test, i + 1);
+			hms[i] = map_test_mm(test, i + 1);
 			for (j = 0; j < 60; j++)
-				promote_test_add(test, hms[i], i * 64 + j,
+				map_test_add(test, hms[i], i * 64 + j,
 						 climb[0] * HAWKEYE_BUCKET_WIDTH);
 		}
 		for (i = 0; i < 10; i++) {
@@ -286,7 +286,7 @@ static void promote_test_order_weights_climbing(struct kunit *test)
 						  climb[step] * HAWKEYE_BUCKET_WIDTH,
 						  HPAGE_PMD_ORDER, false);
 				}
-			n = promote_test_round_weighted(test, hms, 3, weights,
+			n = order_test_round_weighted(test, hms, 3, weights,
 							vtime, &rr, 8, seq);
 			KUNIT_ASSERT_EQ(test, n, 8);
 			for (j = 0; j < n; j++)
@@ -295,7 +295,7 @@ static void promote_test_order_weights_climbing(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, done[0], 20U, "staggered %d", c);
 		KUNIT_EXPECT_EQ_MSG(test, done[1], 15U, "staggered %d", c);
 		KUNIT_EXPECT_EQ_MSG(test, done[2], 45U, "staggered %d", c);
-		promote_test_free_mms(hms, 3);
+		order_test_free_mms(hms, 3);
 	}
 }
 
@@ -306,20 +306,20 @@ static void promote_test_order_weights_climbing(struct kunit *test)
  * share bucket 6 evenly, 3 and 3 of 6; charging B's region in bucket 9
  * to its time in bucket 6 again at every batch gave 6 and 0.
  */
-static void promote_test_order_own_hotter(struct kunit *test)
+static void order_test_order_own_hotter(struct kunit *test)
 {
 	static const unsigned int weights[] = { 100, 100 };
 	struct hawkeye_vtime vtime[2] = {};
-	struct hawkeye_rr rr = { .bucket = -1 };
+	struct hawkeye_rr_cursor rr = { .bucket = -1 };
 	struct hawkeye_mm *hms[2];
 	unsigned int done[2] = {};
 	unsigned long seq[2];
 	int i, n;
 
-	promote_test_mms(test, hms, 2, 8, 300);
+	order_test_mms(test, hms, 2, 8, 300);
 	for (i = 0; i < 6; i++) {
-		promote_test_add(test, hms[1], PT('B', 8 + i), 500);
-		n = promote_test_round_weighted(test, hms, 2, weights, vtime,
+		map_test_add(test, hms[1], PT('B', 8 + i), 500);
+		n = order_test_round_weighted(test, hms, 2, weights, vtime,
 						&rr, 2, seq);
 		KUNIT_ASSERT_EQ(test, n, 2);
 		KUNIT_EXPECT_EQ_MSG(test, seq[0], PT('B', 8 + i), "batch %d", i);
@@ -327,7 +327,7 @@ static void promote_test_order_own_hotter(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, done[0], 3U);
 	KUNIT_EXPECT_EQ(test, done[1], 3U);
-	promote_test_free_mms(hms, 2);
+	order_test_free_mms(hms, 2);
 }
 
 /*
@@ -335,20 +335,20 @@ static void promote_test_order_own_hotter(struct kunit *test)
  * and a process past its fresh_ms are served as usual; with fresh_ms 0
  * no process is fresh.
  */
-static void promote_test_order_fresh(struct kunit *test)
+static void order_test_order_fresh(struct kunit *test)
 {
 	unsigned int fresh_ms = hawkeye_promote.fresh_ms;
-	struct hawkeye_rr rr = { .bucket = -1 };
+	struct hawkeye_rr_cursor rr = { .bucket = -1 };
 	struct hawkeye_mm *hms[2];
 	unsigned long seq[16];
 	int i;
 
 	for (i = 0; i < 2; i++) {
-		hms[i] = promote_test_mm(test, i + 1);
-		promote_test_add(test, hms[i], PT('A' + i, 1), 10);
-		promote_test_add(test, hms[i], PT('A' + i, 2), 10);
+		hms[i] = map_test_mm(test, i + 1);
+		map_test_add(test, hms[i], PT('A' + i, 1), 10);
+		map_test_add(test, hms[i], PT('A' + i, 2), 10);
 	}
-	promote_test_add(test, hms[0], PT('A', 3), 160);
+	map_test_add(test, hms[0], PT('A', 3), 160);
 	hawkeye_promote.fresh_ms = 10000;
 	hms[0]->registered = jiffies;
 	hms[1]->registered = jiffies - msecs_to_jiffies(10000) - 1;
@@ -357,20 +357,20 @@ static void promote_test_order_fresh(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, hawkeye_promote_fresh(hms[0]));
 	KUNIT_EXPECT_FALSE(test, hawkeye_promote_fresh(hms[1]));
 	/* A's bucket 3, then B's bucket 0; A's bucket 0 is not picked. */
-	KUNIT_EXPECT_EQ(test, promote_test_round(test, hms, 2, &rr, 8, seq), 3);
+	KUNIT_EXPECT_EQ(test, order_test_round(test, hms, 2, &rr, 8, seq), 3);
 	KUNIT_EXPECT_EQ(test, seq[0], PT('A', 3));
 	KUNIT_EXPECT_EQ(test, seq[1], PT('B', 1));
 	KUNIT_EXPECT_EQ(test, seq[2], PT('B', 2));
-	KUNIT_EXPECT_EQ(test, promote_test_round(test, hms, 2, &rr, 8, seq), 0);
+	KUNIT_EXPECT_EQ(test, order_test_round(test, hms, 2, &rr, 8, seq), 0);
 	KUNIT_EXPECT_EQ(test, hms[0]->map.nr[0], 2UL);
 	/* Knob at 0: nobody is fresh, A's bucket 0 goes. */
 	hawkeye_promote.fresh_ms = 0;
 	KUNIT_EXPECT_FALSE(test, hawkeye_promote_fresh(hms[0]));
-	KUNIT_EXPECT_EQ(test, promote_test_round(test, hms, 2, &rr, 8, seq), 2);
+	KUNIT_EXPECT_EQ(test, order_test_round(test, hms, 2, &rr, 8, seq), 2);
 	KUNIT_EXPECT_EQ(test, seq[0], PT('A', 1));
 	KUNIT_EXPECT_EQ(test, seq[1], PT('A', 2));
 	hawkeye_promote.fresh_ms = fresh_ms;
-	promote_test_free_mms(hms, 2);
+	order_test_free_mms(hms, 2);
 }
 
 /*
@@ -378,10 +378,10 @@ static void promote_test_order_fresh(struct kunit *test)
  * PROMOTE_FRESH_MAX times fresh_ms after its registration; one no longer
  * fresh does not become fresh again.
  */
-static void promote_test_fresh_populated(struct kunit *test)
+static void order_test_fresh_populated(struct kunit *test)
 {
 	unsigned int fresh_ms = hawkeye_promote.fresh_ms;
-	struct hawkeye_mm *hm = promote_test_mm(test, 1);
+	struct hawkeye_mm *hm = map_test_mm(test, 1);
 	unsigned long s = msecs_to_jiffies(1000);
 
 	hawkeye_promote.fresh_ms = 10000;
@@ -403,7 +403,7 @@ static void promote_test_fresh_populated(struct kunit *test)
 	hm->registered -= 2 * s;
 	KUNIT_EXPECT_FALSE(test, hawkeye_promote_fresh(hm));
 	hawkeye_promote.fresh_ms = fresh_ms;
-	promote_test_free(hm);
+	map_test_free(hm);
 }
 
 /*
@@ -412,25 +412,25 @@ static void promote_test_fresh_populated(struct kunit *test)
  * still counted in its bucket and best size; back at 2 MB (or with the
  * knob off) it rejoins its bucket at the tail.
  */
-static void promote_test_smaller(struct kunit *test)
+static void order_test_smaller(struct kunit *test)
 {
 	unsigned int knob = hawkeye_promote.best_size;
-	struct hawkeye_rr rr = { .bucket = -1 };
-	struct hawkeye_mm *hm = promote_test_mm(test, 1);
+	struct hawkeye_rr_cursor rr = { .bucket = -1 };
+	struct hawkeye_mm *hm = map_test_mm(test, 1);
 	struct hawkeye_region *a;
 	unsigned long idx[4];
 
-	a = promote_test_add(test, hm, 1, 300);
-	promote_test_add(test, hm, 2, 300);
+	a = map_test_add(test, hm, 1, 300);
+	map_test_add(test, hm, 2, 300);
 	WRITE_ONCE(hawkeye_promote.best_size, 0);
 	hawkeye_map_place(hm, a, 300, 4, false);
 	KUNIT_EXPECT_FALSE(test, a->smaller);
-	KUNIT_EXPECT_EQ(test, promote_test_bucket_list(hm, 6, idx, 4), 2);
+	KUNIT_EXPECT_EQ(test, map_test_bucket_list(hm, 6, idx, 4), 2);
 
 	WRITE_ONCE(hawkeye_promote.best_size, 1);
 	hawkeye_map_place(hm, a, 310, 4, false);
 	KUNIT_EXPECT_TRUE(test, a->smaller);
-	KUNIT_ASSERT_EQ(test, promote_test_bucket_list(hm, 6, idx, 4), 1);
+	KUNIT_ASSERT_EQ(test, map_test_bucket_list(hm, 6, idx, 4), 1);
 	KUNIT_EXPECT_EQ(test, idx[0], 2UL);
 	KUNIT_EXPECT_EQ(test, hm->map.nr[6], 2UL);
 	KUNIT_EXPECT_EQ(test, hm->map.nr_best[4], 1UL);
@@ -440,65 +440,65 @@ static void promote_test_smaller(struct kunit *test)
 	/* Dense again: back to its bucket, behind b. */
 	hawkeye_map_place(hm, a, 300, HPAGE_PMD_ORDER, false);
 	KUNIT_EXPECT_FALSE(test, a->smaller);
-	KUNIT_ASSERT_EQ(test, promote_test_bucket_list(hm, 6, idx, 4), 2);
+	KUNIT_ASSERT_EQ(test, map_test_bucket_list(hm, 6, idx, 4), 2);
 	KUNIT_EXPECT_EQ(test, idx[0], 2UL);
 	KUNIT_EXPECT_EQ(test, idx[1], 1UL);
 
 	/* Only b is picked while a is best at 64 KB. */
 	hawkeye_map_place(hm, a, 300, 4, false);
-	KUNIT_EXPECT_EQ(test, promote_test_round(test, &hm, 1, &rr, 4, idx), 1);
+	KUNIT_EXPECT_EQ(test, order_test_round(test, &hm, 1, &rr, 4, idx), 1);
 	KUNIT_EXPECT_EQ(test, idx[0], 2UL);
 	KUNIT_EXPECT_EQ(test, hm->map.nr_regions, 1UL);
 	hawkeye_map_remove(hm, a);
 	KUNIT_EXPECT_TRUE(test, list_empty(&hm->map.smaller));
 	KUNIT_EXPECT_EQ(test, hm->map.nr_best[4], 0UL);
 	WRITE_ONCE(hawkeye_promote.best_size, knob);
-	promote_test_free(hm);
+	map_test_free(hm);
 }
 
-static const unsigned long promote_test_fig4_order[] = {
+static const unsigned long order_test_fig4_order[] = {
 	PT('A', 1), PT('B', 1), PT('C', 1), PT('C', 2), PT('B', 2), PT('C', 3),
 	PT('C', 4), PT('B', 3), PT('B', 4), PT('A', 2), PT('C', 5), PT('A', 3),
 };
 
 /* The paper's example (section 3.4), in one go. */
-static void promote_test_order_paper(struct kunit *test)
+static void order_test_order_paper(struct kunit *test)
 {
-	struct hawkeye_rr rr = { .bucket = -1 };
+	struct hawkeye_rr_cursor rr = { .bucket = -1 };
 	struct hawkeye_mm *hms[3];
 	unsigned long seq[16];
 	int i, n;
 
-	promote_test_fig4(test, hms);
-	n = promote_test_round(test, hms, 3, &rr, 16, seq);
-	KUNIT_ASSERT_EQ(test, n, (int)ARRAY_SIZE(promote_test_fig4_order));
+	order_test_fig4(test, hms);
+	n = order_test_round(test, hms, 3, &rr, 16, seq);
+	KUNIT_ASSERT_EQ(test, n, (int)ARRAY_SIZE(order_test_fig4_order));
 	for (i = 0; i < n; i++)
-		KUNIT_EXPECT_EQ_MSG(test, seq[i], promote_test_fig4_order[i],
+		KUNIT_EXPECT_EQ_MSG(test, seq[i], order_test_fig4_order[i],
 				    "promotion %d", i);
 	for (i = 0; i < 3; i++) {
 		KUNIT_EXPECT_EQ(test, hms[i]->map.nr_regions, 0UL);
-		promote_test_free(hms[i]);
+		map_test_free(hms[i]);
 	}
 }
 
 /* The same in batches: a batch ending mid-bucket changes nothing. */
-static void promote_test_order_batches(struct kunit *test)
+static void order_test_order_batches(struct kunit *test)
 {
-	struct hawkeye_rr rr = { .bucket = -1 };
+	struct hawkeye_rr_cursor rr = { .bucket = -1 };
 	struct hawkeye_mm *hms[3];
 	unsigned long seq[16];
 	int i, n = 0, got;
 
-	promote_test_fig4(test, hms);
+	order_test_fig4(test, hms);
 	do {
-		got = promote_test_round(test, hms, 3, &rr, 2, seq + n);
+		got = order_test_round(test, hms, 3, &rr, 2, seq + n);
 		n += got;
 	} while (got);
-	KUNIT_ASSERT_EQ(test, n, (int)ARRAY_SIZE(promote_test_fig4_order));
+	KUNIT_ASSERT_EQ(test, n, (int)ARRAY_SIZE(order_test_fig4_order));
 	for (i = 0; i < n; i++)
-		KUNIT_EXPECT_EQ_MSG(test, seq[i], promote_test_fig4_order[i],
+		KUNIT_EXPECT_EQ_MSG(test, seq[i], order_test_fig4_order[i],
 				    "promotion %d", i);
-	promote_test_free_mms(hms, 3);
+	order_test_free_mms(hms, 3);
 }
 
 /*
@@ -507,18 +507,18 @@ static void promote_test_order_batches(struct kunit *test)
  * exits (leaves the snapshot) is skipped, and one that registers later
  * joins the turns.
  */
-static void promote_test_order_fair(struct kunit *test)
+static void order_test_order_fair(struct kunit *test)
 {
-	struct hawkeye_rr rr = { .bucket = -1 };
+	struct hawkeye_rr_cursor rr = { .bucket = -1 };
 	struct hawkeye_mm *all[3], *hms[3];
 	unsigned long seq[16];
 	unsigned int done[3] = {};
 	int i, j, n;
 
-	promote_test_mms(test, all, 3, 10, 300);
+	order_test_mms(test, all, 3, 10, 300);
 	memcpy(hms, all, sizeof(all));
 	for (;;) {
-		n = promote_test_round(test, hms, 3, &rr, 8, seq);
+		n = order_test_round(test, hms, 3, &rr, 8, seq);
 		if (!n)
 			break;
 		for (j = 0; j < n; j++)
@@ -531,9 +531,9 @@ static void promote_test_order_fair(struct kunit *test)
 	/* B gone: A and C alternate, starting after the last served. */
 	for (i = 0; i < 3; i++)
 		for (j = 0; j < 2; j++)
-			promote_test_add(test, all[i], PT('A' + i, j), 300);
+			map_test_add(test, all[i], PT('A' + i, j), 300);
 	hms[1] = all[2];
-	n = promote_test_round(test, hms, 2, &rr, 4, seq);
+	n = order_test_round(test, hms, 2, &rr, 4, seq);
 	KUNIT_ASSERT_EQ(test, n, 4);
 	for (j = 0; j < 4; j++)
 		KUNIT_EXPECT_NE(test, seq[j] / 16, 1UL);
@@ -541,19 +541,19 @@ static void promote_test_order_fair(struct kunit *test)
 	KUNIT_EXPECT_NE(test, seq[1] / 16, seq[2] / 16);
 
 	/* A region higher up goes first, whoever's turn it was. */
-	promote_test_add(test, hms[0], PT('A', 9), 480);
-	promote_test_add(test, hms[1], PT('C', 9), 20);
-	n = promote_test_round(test, hms, 2, &rr, 16, seq);
+	map_test_add(test, hms[0], PT('A', 9), 480);
+	map_test_add(test, hms[1], PT('C', 9), 20);
+	n = order_test_round(test, hms, 2, &rr, 16, seq);
 	KUNIT_ASSERT_EQ(test, n, 2);
 	KUNIT_EXPECT_EQ(test, seq[0], PT('A', 9));
 	KUNIT_EXPECT_EQ(test, seq[1], PT('C', 9));
-	promote_test_free_mms(all, 3);
+	order_test_free_mms(all, 3);
 }
 
-/* Pick @n regions in the hawkeye-pmu order; as promote_test_round(). */
-static int promote_test_round_pmu(struct kunit *test, struct hawkeye_mm **hms,
+/* Pick @n regions in the hawkeye-pmu order; as order_test_round(). */
+static int order_test_round_pmu(struct kunit *test, struct hawkeye_mm **hms,
 				  unsigned int nr, const int *measured,
-				  struct hawkeye_rr *rr, unsigned int n,
+				  struct hawkeye_rr_cursor *rr, unsigned int n,
 				  unsigned long *seq)
 {
 	struct list_head *pos[3][HAWKEYE_NR_BUCKETS];
@@ -562,7 +562,7 @@ static int promote_test_round_pmu(struct kunit *test, struct hawkeye_mm **hms,
 
 	KUNIT_ASSERT_LE(test, nr, 3U);
 	KUNIT_ASSERT_LE(test, n, 16U);
-	got = promote_order_pmu(hms, nr, measured, 200, 100, pos, rr, picks, n);
+	got = order_pmu(hms, nr, measured, 200, 100, pos, rr, picks, n);
 	for (i = 0; i < got; i++) {
 		seq[i] = picks[i].r->addr >> PMD_SHIFT;
 		hawkeye_map_remove(picks[i].hm, picks[i].r);
@@ -576,40 +576,40 @@ static int promote_test_round_pmu(struct kunit *test, struct hawkeye_mm **hms,
  * A, highest bucket first; none to B, which is under the 2% threshold,
  * also once A has nothing left; and none to A once it is under it too.
  */
-static void promote_test_pmu_table9(struct kunit *test)
+static void order_test_pmu_table9(struct kunit *test)
 {
-	struct hawkeye_rr rr = { .bucket = -1 };
+	struct hawkeye_rr_cursor rr = { .bucket = -1 };
 	struct hawkeye_mm *hms[2];
 	int measured[2] = { 6000, 50 };
 	unsigned long seq[16];
 	int i, n;
 
 	for (i = 0; i < 2; i++) {
-		hms[i] = promote_test_mm(test, i + 1);
-		promote_test_add(test, hms[i], PT('A' + i, 0), 100);
-		promote_test_add(test, hms[i], PT('A' + i, 1), 480);
-		promote_test_add(test, hms[i], PT('A' + i, 2), 480);
+		hms[i] = map_test_mm(test, i + 1);
+		map_test_add(test, hms[i], PT('A' + i, 0), 100);
+		map_test_add(test, hms[i], PT('A' + i, 1), 480);
+		map_test_add(test, hms[i], PT('A' + i, 2), 480);
 	}
-	n = promote_test_round_pmu(test, hms, 2, measured, &rr, 2, seq);
+	n = order_test_round_pmu(test, hms, 2, measured, &rr, 2, seq);
 	KUNIT_ASSERT_EQ(test, n, 2);
 	KUNIT_EXPECT_EQ(test, seq[0], PT('A', 1));
 	KUNIT_EXPECT_EQ(test, seq[1], PT('A', 2));
-	n = promote_test_round_pmu(test, hms, 2, measured, &rr, 8, seq);
+	n = order_test_round_pmu(test, hms, 2, measured, &rr, 8, seq);
 	KUNIT_ASSERT_EQ(test, n, 1);
 	KUNIT_EXPECT_EQ(test, seq[0], PT('A', 0));
 	KUNIT_EXPECT_EQ(test, hms[1]->map.nr_regions, 3UL);
 
 	/* A promoted down to 1.5%: nobody is worth a promotion. */
-	promote_test_add(test, hms[0], PT('A', 3), 480);
+	map_test_add(test, hms[0], PT('A', 3), 480);
 	measured[0] = 150;
-	KUNIT_EXPECT_EQ(test, promote_test_round_pmu(test, hms, 2, measured,
+	KUNIT_EXPECT_EQ(test, order_test_round_pmu(test, hms, 2, measured,
 						     &rr, 8, seq), 0);
 	/* At the threshold counts. */
 	measured[1] = 200;
-	n = promote_test_round_pmu(test, hms, 2, measured, &rr, 1, seq);
+	n = order_test_round_pmu(test, hms, 2, measured, &rr, 1, seq);
 	KUNIT_ASSERT_EQ(test, n, 1);
 	KUNIT_EXPECT_EQ(test, seq[0] / 16, 1UL);
-	promote_test_free_mms(hms, 2);
+	order_test_free_mms(hms, 2);
 }
 
 /*
@@ -617,16 +617,16 @@ static void promote_test_pmu_table9(struct kunit *test)
  * down waits until the ones above have nothing left. A process that
  * exits (leaves the snapshot) is skipped.
  */
-static void promote_test_pmu_band(struct kunit *test)
+static void order_test_pmu_band(struct kunit *test)
 {
-	struct hawkeye_rr rr = { .bucket = -1 };
+	struct hawkeye_rr_cursor rr = { .bucket = -1 };
 	struct hawkeye_mm *hms[3];
 	int measured[3] = { 3000, 2950, 2800 };
 	unsigned long seq[16];
 	int i, j, n;
 
-	promote_test_mms(test, hms, 3, 3, 300);
-	n = promote_test_round_pmu(test, hms, 3, measured, &rr, 8, seq);
+	order_test_mms(test, hms, 3, 3, 300);
+	n = order_test_round_pmu(test, hms, 3, measured, &rr, 8, seq);
 	KUNIT_ASSERT_EQ(test, n, 8);
 	for (j = 0; j < 6; j++)
 		KUNIT_EXPECT_EQ_MSG(test, seq[j] / 16, (unsigned long)(j % 2),
@@ -637,24 +637,24 @@ static void promote_test_pmu_band(struct kunit *test)
 	/* A exited: B and C, now tied, take turns starting with B. */
 	for (i = 1; i < 3; i++)
 		for (j = 4; j < 6; j++)
-			promote_test_add(test, hms[i], PT('A' + i, j), 300);
+			map_test_add(test, hms[i], PT('A' + i, j), 300);
 	measured[1] = measured[2] = 2800;
-	n = promote_test_round_pmu(test, hms + 1, 2, measured + 1, &rr, 4, seq);
+	n = order_test_round_pmu(test, hms + 1, 2, measured + 1, &rr, 4, seq);
 	KUNIT_ASSERT_EQ(test, n, 4);
 	KUNIT_EXPECT_NE(test, seq[0] / 16, seq[1] / 16);
 	KUNIT_EXPECT_NE(test, seq[1] / 16, seq[2] / 16);
 	KUNIT_EXPECT_NE(test, seq[2] / 16, seq[3] / 16);
-	promote_test_free_mms(hms, 3);
+	order_test_free_mms(hms, 3);
 }
 
 /*
- * promote_pick_pmu(): measured processes first; processes without a
+ * order_pick_pmu(): measured processes first; processes without a
  * measurement (or with one older than pmu_ttl_ms) after them in the
  * hawkeye-g order; none for one measured under the threshold.
  */
-static void promote_test_pmu_fallback(struct kunit *test)
+static void order_test_pmu_fallback(struct kunit *test)
 {
-	struct hawkeye_rr rr = { .bucket = -1 };
+	struct hawkeye_rr_cursor rr = { .bucket = -1 };
 	struct list_head *pos[3][HAWKEYE_NR_BUCKETS];
 	struct hawkeye_pick picks[16];
 	struct hawkeye_mm *all[3], *hms[3];
@@ -663,7 +663,7 @@ static void promote_test_pmu_fallback(struct kunit *test)
 	unsigned int done[3] = {};
 	int i, n;
 
-	promote_test_mms(test, all, 3, 3, 300);
+	order_test_mms(test, all, 3, 3, 300);
 	memcpy(hms, all, sizeof(all));
 	for (i = 0; i < 3; i++)
 		share[i] = (struct hawkeye_share){ .weight = 100, .vtime = &vtime };
@@ -671,7 +671,7 @@ static void promote_test_pmu_fallback(struct kunit *test)
 	all[0]->map.measured_at = jiffies;
 	all[2]->map.measured = 6000;		/* C: measured, high */
 	all[2]->map.measured_at = jiffies;
-	n = promote_pick_pmu(hms, 3, share, pos, &rr, picks, 16);
+	n = order_pick_pmu(hms, 3, share, pos, &rr, picks, 16);
 	KUNIT_ASSERT_EQ(test, n, 6);
 	for (i = 0; i < n; i++) {
 		done[(picks[i].r->addr >> PMD_SHIFT) / 16]++;
@@ -685,10 +685,10 @@ static void promote_test_pmu_fallback(struct kunit *test)
 		msecs_to_jiffies(hawkeye_promote.pmu_ttl_ms) - 1;
 	KUNIT_EXPECT_EQ(test, hawkeye_map_measured(all[0]), -1);
 	KUNIT_EXPECT_EQ(test, hawkeye_map_measured(all[2]), 6000);
-	promote_test_free_mms(all, 3);
+	order_test_free_mms(all, 3);
 }
 
-static void promote_test_policy_names(struct kunit *test)
+static void order_test_policy_names(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, hawkeye_promote_parse_policy("linux"),
 			HAWKEYE_POLICY_LINUX);
@@ -703,22 +703,22 @@ static void promote_test_policy_names(struct kunit *test)
 
 
 static struct kunit_case order_test_cases[] = {
-	KUNIT_CASE(promote_test_smaller),
-	KUNIT_CASE(promote_test_order_paper),
-	KUNIT_CASE(promote_test_order_batches),
-	KUNIT_CASE(promote_test_order_fair),
-	KUNIT_CASE(promote_test_order_weights),
-	KUNIT_CASE(promote_test_order_weights_across_batches),
-	KUNIT_CASE(promote_test_order_stale_vtime),
-	KUNIT_CASE(promote_test_order_weights_across_buckets),
-	KUNIT_CASE(promote_test_order_weights_climbing),
-	KUNIT_CASE(promote_test_order_own_hotter),
-	KUNIT_CASE(promote_test_order_fresh),
-	KUNIT_CASE(promote_test_fresh_populated),
-	KUNIT_CASE(promote_test_pmu_table9),
-	KUNIT_CASE(promote_test_pmu_band),
-	KUNIT_CASE(promote_test_pmu_fallback),
-	KUNIT_CASE(promote_test_policy_names),
+	KUNIT_CASE(order_test_smaller),
+	KUNIT_CASE(order_test_order_paper),
+	KUNIT_CASE(order_test_order_batches),
+	KUNIT_CASE(order_test_order_fair),
+	KUNIT_CASE(order_test_order_weights),
+	KUNIT_CASE(order_test_order_weights_across_batches),
+	KUNIT_CASE(order_test_order_stale_vtime),
+	KUNIT_CASE(order_test_order_weights_across_buckets),
+	KUNIT_CASE(order_test_order_weights_climbing),
+	KUNIT_CASE(order_test_order_own_hotter),
+	KUNIT_CASE(order_test_order_fresh),
+	KUNIT_CASE(order_test_fresh_populated),
+	KUNIT_CASE(order_test_pmu_table9),
+	KUNIT_CASE(order_test_pmu_band),
+	KUNIT_CASE(order_test_pmu_fallback),
+	KUNIT_CASE(order_test_policy_names),
 	{}
 };
 
