@@ -116,6 +116,13 @@ int hawkeye_thread_start(struct task_struct **thread, int (*fn)(void *data),
 void hawkeye_thread_stop(struct task_struct **thread);
 
 /* walk.c */
+/* Called for each present PTE of a hawkeye_walk_ptes(); true stops it. */
+typedef bool (*hawkeye_pte_fn)(pte_t *pte, pte_t ptent, unsigned long addr,
+			       void *arg);
+
+unsigned long hawkeye_walk_ptes(struct mm_struct *mm, pmd_t *pmd,
+				unsigned long addr, unsigned long end,
+				hawkeye_pte_fn fn, void *arg);
 int hawkeye_young_ptes(struct vm_area_struct *vma, unsigned long addr,
 		       unsigned long *young, unsigned long *skipped,
 		       unsigned int *present, bool *per_page);

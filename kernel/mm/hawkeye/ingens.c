@@ -151,6 +151,14 @@ static bool ingens_qualifies(unsigned int util, bool aggressive,
 	return util && (aggressive || util * 100 >= threshold * HPAGE_PMD_NR);
 }
 
+static bool ingens_used_pte(pte_t *pte, pte_t ptent, unsigned long addr,
+			    void *util)
+{
+	if (!is_zero_pfn(pte_pfn(ptent)))
+		(*(unsigned int *)util)++;
+	return false;
+}
+
 /*
  * The populated base pages of the region at @addr (the shared zero page
  * does not count); false if it is not mapped by a page table, or too few
@@ -161,23 +169,11 @@ static bool ingens_region(struct vm_area_struct *vma, unsigned long addr,
 {
 	struct mm_struct *mm = vma->vm_mm;
 	pmd_t *pmd = mm_find_pmd(mm, addr);
-	spinlock_t *ptl;
-	pte_t *pte;
-	int i;
 
-	if (!pmd)
-		return false;
-	pte = pte_offset_map_lock(mm, pmd, addr, &ptl);
-	if (!pte)
-		return false;
 	*util = 0;
-	for (i = 0; i < HPAGE_PMD_NR; i++) {
-		pte_t ptent = ptep_get(pte + i);
-
-		if (pte_present(ptent) && !is_zero_pfn(pte_pfn(ptent)))
-			(*util)++;
-	}
-	pte_unmap_unlock(pte, ptl);
+	if (!pmd || !hawkeye_walk_ptes(mm, pmd, addr, addr + HPAGE_PMD_SIZE,
+				       ingens_used_pte, util))
+		return false;
 	return ingens_qualifies(*util, aggressive,
 				READ_ONCE(hawkeye_ingens.util_threshold));
 }

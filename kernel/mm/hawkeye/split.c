@@ -72,62 +72,40 @@ struct folio *hawkeye_debloat_pmd_folio(pmd_t pmdval)
 }
 
 /*
- * Is the 4 KB page at @addr zero-filled? Reading stops at the first
- * non-zero byte; *@bytes grows by the number of bytes read.
- */
-static bool debloat_page_is_zero(const void *addr, unsigned long *bytes)
-{
-	/* The page is mapped and may be written meanwhile: a hint. */
-	const u8 *nz = data_race(memchr_inv(addr, 0, PAGE_SIZE));
-
-	*bytes += nz ? nz - (const u8 *)addr + 1 : PAGE_SIZE;
-	return !nz;
-}
-
-/*
- * Has @folio at least @threshold zero-filled subpages? Stops as soon as
- * the answer is known. The folio is mapped and may be written meanwhile:
- * the answer is a hint, the split checks each subpage again.
+ * Has @folio at least @threshold zero-filled subpages? The judgement of
+ * reclaim's THP shrinker (thp_underused()), with recovery's bar; *@bytes
+ * grows by the bytes of the subpages compared. The folio is mapped and may
+ * be written meanwhile: the answer is a hint, the split checks each
+ * subpage again.
  */
 static bool debloat_worth_splitting(struct folio *folio, unsigned int threshold,
 				    unsigned long *bytes)
 {
-	unsigned int nr = folio_nr_pages(folio), zero = 0, i;
+	unsigned int compared = 0;
+	bool worth;
 
-	for (i = 0; i < nr; i++) {
-		void *addr = kmap_local_folio(folio, i * PAGE_SIZE);
-
-		if (debloat_page_is_zero(addr, bytes))
-			zero++;
-		kunmap_local(addr);
-		if (zero >= threshold)
-			return true;
-		/* Too many in use for the rest to reach the threshold. */
-		if (i + 1 - zero > nr - threshold)
-			return false;
-	}
-	return false;
+	if (!threshold)
+		return true;
+	worth = folio_zero_pages_exceed(folio, threshold - 1, &compared);
+	*bytes += (unsigned long)compared * PAGE_SIZE;
+	return worth;
 }
 
 /* The PTEs from @addr to @end that map the shared zero page. */
+static bool debloat_zero_pte(pte_t *pte, pte_t ptent, unsigned long addr,
+			     void *nr)
+{
+	if (is_zero_pfn(pte_pfn(ptent)))
+		(*(unsigned int *)nr)++;
+	return false;
+}
+
 static unsigned int debloat_zero_ptes(struct mm_struct *mm, pmd_t *pmd,
 				      unsigned long addr, unsigned long end)
 {
 	unsigned int nr = 0;
-	spinlock_t *ptl;
-	pte_t *start, *pte;
 
-	pte = pte_offset_map_lock(mm, pmd, addr, &ptl);
-	start = pte;
-	if (!pte)
-		return 0;
-	for (; addr < end; pte++, addr += PAGE_SIZE) {
-		pte_t ptent = ptep_get(pte);
-
-		if (pte_present(ptent) && is_zero_pfn(pte_pfn(ptent)))
-			nr++;
-	}
-	pte_unmap_unlock(start, ptl);
+	hawkeye_walk_ptes(mm, pmd, addr, end, debloat_zero_pte, &nr);
 	return nr;
 }
 
@@ -290,38 +268,41 @@ static int debloat_examine(struct mm_walk *walk, pmd_t *pmd,
  * @end, map whole, starting with its first page, and that only this
  * process maps (likely): referenced, with *@addr set to where it starts.
  */
+struct pte_folio {
+	struct vm_area_struct *vma;
+	unsigned long end;
+	struct folio *folio;		/* found, referenced */
+};
+
+static bool debloat_folio_pte(pte_t *pte, pte_t ptent, unsigned long addr,
+			      void *arg)
+{
+	struct pte_folio *pf = arg;
+	struct page *page = vm_normal_page(pf->vma, addr, ptent);
+	struct folio *folio;
+
+	if (!page)
+		return false;
+	folio = page_folio(page);
+	if (!folio_test_large(folio) || !folio_test_anon(folio) ||
+	    page != &folio->page || addr + folio_size(folio) > pf->end ||
+	    folio_likely_mapped_shared(folio))
+		return false;
+	folio_get(folio);
+	pf->folio = folio;
+	return true;
+}
+
 static struct folio *debloat_pte_folio(struct mm_walk *walk, pmd_t *pmd,
 				       unsigned long *addr, unsigned long end)
 {
-	struct folio *folio = NULL;
-	spinlock_t *ptl;
-	pte_t *start, *pte;
+	struct pte_folio pf = { .vma = walk->vma, .end = end };
+	unsigned long at;
 
-	pte = pte_offset_map_lock(walk->mm, pmd, *addr, &ptl);
-	start = pte;
-	if (!pte)
-		return NULL;
-	for (; *addr < end; pte++, *addr += PAGE_SIZE) {
-		pte_t ptent = ptep_get(pte);
-		struct page *page;
-		struct folio *f;
-
-		if (!pte_present(ptent))
-			continue;
-		page = vm_normal_page(walk->vma, *addr, ptent);
-		if (!page)
-			continue;
-		f = page_folio(page);
-		if (!folio_test_large(f) || !folio_test_anon(f) ||
-		    page != &f->page || *addr + folio_size(f) > end ||
-		    folio_likely_mapped_shared(f))
-			continue;
-		folio = f;
-		folio_get(folio);
-		break;
-	}
-	pte_unmap_unlock(start, ptl);
-	return folio;
+	at = hawkeye_walk_ptes(walk->mm, pmd, *addr, end, debloat_folio_pte, &pf);
+	if (at)
+		*addr = at;
+	return pf.folio;
 }
 
 /*

@@ -48,6 +48,84 @@ static bool table_young_ok(struct mm_struct *mm)
 }
 
 /**
+ * hawkeye_walk_ptes - call a function for each present PTE of a range
+ * @mm: the address space
+ * @pmd: the PMD that maps the page table
+ * @addr: the first address
+ * @end: the end of the range, inside the same page table
+ * @fn: called under the PTE lock with the PTE, its value and its address;
+ *	true stops the walk there
+ * @arg: for @fn
+ *
+ * Return: the address the walk stopped at (@end if @fn never stopped it),
+ * or 0 if there is no page table.
+ */
+unsigned long hawkeye_walk_ptes(struct mm_struct *mm, pmd_t *pmd,
+				unsigned long addr, unsigned long end,
+				hawkeye_pte_fn fn, void *arg)
+{
+	pte_t *start, *pte;
+	spinlock_t *ptl;
+
+	start = pte_offset_map_lock(mm, pmd, addr, &ptl);
+	if (!start)
+		return 0;
+	for (pte = start; addr < end; pte++, addr += PAGE_SIZE) {
+		pte_t ptent = ptep_get(pte);
+
+		if (pte_present(ptent) && fn(pte, ptent, addr, arg))
+			break;
+	}
+	pte_unmap_unlock(start, ptl);
+	return addr;
+}
+
+/* What hawkeye_young_ptes() reads of a region, PTE by PTE. */
+struct young_walk {
+	struct vm_area_struct *vma;
+	unsigned long start;		/* the region */
+	unsigned long *young;		/* closing: the pages accessed */
+	bool clear;			/* test and clear the accessed bits */
+	bool ask_pages;			/* ... and each page's secondary MMUs' */
+	bool secondary;			/* secondary MMUs saw an access */
+	bool range_young;		/* ... in the region, asked at once */
+	int nr;				/* pages accessed */
+	int mapped;			/* PTEs present */
+};
+
+static bool young_pte(pte_t *pte, pte_t ptent, unsigned long addr, void *arg)
+{
+	struct young_walk *w = arg;
+	unsigned int i = (addr - w->start) >> PAGE_SHIFT;
+	bool accessed;
+
+	w->mapped++;
+	if (!w->clear) {
+		if (pte_young(ptent)) {
+			w->nr++;
+			__set_bit(i, w->young);
+		}
+		return false;
+	}
+	accessed = ptep_test_and_clear_young(w->vma, addr, pte);
+	if (w->ask_pages && secondary_young(w->vma->vm_mm, addr, addr + PAGE_SIZE))
+		w->secondary = accessed = true;
+	if (accessed) {
+		w->nr++;
+		if (w->young)
+			__set_bit(i, w->young);
+	}
+	/*
+	 * vm_normal_folio() less its checks for PFN maps, which are not
+	 * anonymous: it was half a pass over hot memory. A special PTE here
+	 * maps the zero page, which has no LRU.
+	 */
+	if ((accessed || w->range_young) && !pte_special(ptent))
+		hawkeye_keep_access(pfn_folio(pte_pfn(ptent)));
+	return false;
+}
+
+/**
  * hawkeye_young_ptes() - the accessed bits of a 2 MB region
  * @vma: a VMA of hawkeye_walk_regions() (anonymous), under mmap_lock
  * @addr: the region's start
@@ -94,71 +172,46 @@ int hawkeye_young_ptes(struct vm_area_struct *vma, unsigned long addr,
 	struct mm_struct *mm = vma->vm_mm;
 	pmd_t *pmd = mm_find_pmd(mm, addr);
 	bool notifiers = mm_has_notifiers(mm);
-	bool clear = !young || notifiers;
-	bool ask_pages = notifiers && young && per_page && *per_page;
-	bool secondary = false, range_young = false, table_young;
-	int i, nr = 0, mapped = 0;
-	spinlock_t *ptl;
-	pte_t *pte;
+	struct young_walk w = {
+		.vma = vma,
+		.start = addr,
+		.young = young,
+		.clear = !young || notifiers,
+		.ask_pages = notifiers && young && per_page && *per_page,
+	};
+	bool table_young;
+	pmd_t pmdval;
 
 	if (!pmd)
+		return -1;
+	/* No page table (hawkeye_walk_ptes() finds out again, under its lock). */
+	pmdval = pmdp_get_lockless(pmd);
+	if (!pmd_present(pmdval) || pmd_leaf(pmdval))
 		return -1;
 	if (young)
 		bitmap_zero(young, HPAGE_PMD_NR);
 	table_young = table_young_ok(mm);
-	if (table_young) {
-		pmd_t pmdval = pmdp_get_lockless(pmd);
-
-		if (pmd_present(pmdval) && !pmd_leaf(pmdval) && !pmd_young(pmdval)) {
-			WRITE_ONCE(*skipped, *skipped + 1);	/* one writer */
-			return 0;
-		}
+	if (table_young && !pmd_young(pmdval)) {
+		WRITE_ONCE(*skipped, *skipped + 1);	/* one writer */
+		return 0;
 	}
-	pte = pte_offset_map_lock(mm, pmd, addr, &ptl);
-	if (!pte)
-		return -1;
-	/* Before the PTEs: an access while they are cleared sets it again. */
+	/*
+	 * Before the PTEs: an access while they are cleared sets it again.
+	 * Atomic on the PMD, and the secondary MMUs take their own locks.
+	 */
 	if (table_young && !young)
 		pmdp_test_and_clear_young(vma, addr, pmd);
-	if (notifiers && !ask_pages)
-		secondary = range_young = secondary_young(mm, addr, addr + HPAGE_PMD_SIZE);
-	for (i = 0; i < HPAGE_PMD_NR; i++, addr += PAGE_SIZE) {
-		pte_t ptent = ptep_get(pte + i);
-		bool accessed;
-
-		if (!pte_present(ptent))
-			continue;
-		mapped++;
-		if (!clear) {
-			if (pte_young(ptent)) {
-				nr++;
-				__set_bit(i, young);
-			}
-			continue;
-		}
-		accessed = ptep_test_and_clear_young(vma, addr, pte + i);
-		if (ask_pages && secondary_young(mm, addr, addr + PAGE_SIZE))
-			secondary = accessed = true;
-		if (accessed) {
-			nr++;
-			if (young)
-				__set_bit(i, young);
-		}
-		/*
-		 * vm_normal_folio() less its checks for PFN maps, which are
-		 * not anonymous: it was half a pass over hot memory. A
-		 * special PTE here maps the zero page, which has no LRU.
-		 */
-		if ((accessed || range_young) && !pte_special(ptent))
-			hawkeye_keep_access(pfn_folio(pte_pfn(ptent)));
-	}
-	pte_unmap_unlock(pte, ptl);
+	if (notifiers && !w.ask_pages)
+		w.secondary = w.range_young =
+			secondary_young(mm, addr, addr + HPAGE_PMD_SIZE);
+	if (!hawkeye_walk_ptes(mm, pmd, addr, addr + HPAGE_PMD_SIZE, young_pte, &w))
+		return -1;
 	if (present)
-		*present = mapped;
+		*present = w.mapped;
 	/* A closing decides how the next one asks; an opening can only start it. */
 	if (per_page)
-		*per_page = young ? secondary : *per_page || secondary;
-	return nr;
+		*per_page = young ? w.secondary : *per_page || w.secondary;
+	return w.nr;
 }
 
 struct thp_count_walk {

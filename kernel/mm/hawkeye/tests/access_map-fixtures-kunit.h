@@ -22,7 +22,7 @@ static struct hawkeye_mm *map_test_mm(struct kunit *test, u64 seq)
 
 /* Add a region at 2 MB index @idx with access coverage @ema. */
 static struct hawkeye_region *map_test_add(struct kunit *test,
-					       struct hawkeye_mm *hm,
+					   struct hawkeye_mm *hm,
 					       unsigned long idx,
 					       unsigned int ema)
 {
@@ -38,7 +38,7 @@ static struct hawkeye_region *map_test_add(struct kunit *test,
 
 /* The regions of bucket @b, head to tail, as 2 MB indexes. */
 static int map_test_bucket_list(struct hawkeye_mm *hm, int b,
-				    unsigned long *idx, int max)
+				unsigned long *idx, int max)
 {
 	struct hawkeye_region *r;
 	int n = 0;

@@ -98,7 +98,7 @@ static void map_test_moves(struct kunit *test)
 
 /* Touch pages @from..@to - 1 of the 2 MB region at @addr. */
 static void map_test_touch(struct kunit *test, unsigned long addr,
-			       int from, int to)
+			   int from, int to)
 {
 	for (; from < to; from++)
 		KUNIT_ASSERT_EQ(test, put_user(1, (char __user *)addr + from * PAGE_SIZE), 0);
@@ -106,7 +106,7 @@ static void map_test_touch(struct kunit *test, unsigned long addr,
 
 /* Open (@pass 0) or close window @pass on the regions at @addr[@nr]. */
 static void map_test_window(struct hawkeye_mm *hm, unsigned long *addr,
-				int nr, unsigned long pass)
+			    int nr, unsigned long pass)
 {
 	struct map_walk w = { .hm = hm, .pass = pass, .weight = 50 };
 	struct vm_area_struct *vma;
@@ -181,7 +181,7 @@ struct map_test_mmu {
 };
 
 static int map_test_clear_young(struct mmu_notifier *mn, struct mm_struct *mm,
-				    unsigned long start, unsigned long end)
+				unsigned long start, unsigned long end)
 {
 	struct map_test_mmu *t = container_of(mn, struct map_test_mmu, mn);
 	bool young = t->hot >= start && t->hot < end;
@@ -203,7 +203,7 @@ static const struct mmu_notifier_ops map_test_mmu_ops = {
  * closed (@young not NULL) as map_count_mm() closes one.
  */
 static int map_test_young(unsigned long addr, unsigned long *young,
-			      unsigned long *skipped, bool *per_page)
+			  unsigned long *skipped, bool *per_page)
 {
 	struct vm_area_struct *vma;
 	int nr = -1;

@@ -76,7 +76,7 @@ static void ingens_test_qualifies(struct kunit *test)
  * active huge page to the process served), writing who got each in @who.
  */
 static void ingens_test_serve(struct hawkeye_mm **bs, unsigned int nr,
-			    char *who, unsigned int n)
+			      char *who, unsigned int n)
 {
 	unsigned int k, i;
 

@@ -16,7 +16,7 @@
 
 /* @nr processes A, B, ..., each with regions 0 to @regions - 1 at @ema. */
 static void order_test_mms(struct kunit *test, struct hawkeye_mm **hms,
-			     int nr, int regions, unsigned int ema)
+			   int nr, int regions, unsigned int ema)
 {
 	int i, j;
 
@@ -52,7 +52,7 @@ static void order_test_fig4(struct kunit *test, struct hawkeye_mm **hms)
 		hms[i] = map_test_mm(test, i + 1);
 	for (i = 0; i < ARRAY_SIZE(regions); i++)
 		map_test_add(test, hms[regions[i].p - 'A'],
-				 PT(regions[i].p, regions[i].n),
+			     PT(regions[i].p, regions[i].n),
 				 regions[i].bucket * 50 + 25);
 }
 
@@ -63,7 +63,7 @@ static void order_test_fig4(struct kunit *test, struct hawkeye_mm **hms)
  * (promoted) and append their indexes to @seq.
  */
 static int order_test_round_weighted(struct kunit *test,
-				       struct hawkeye_mm **hms, unsigned int nr,
+				     struct hawkeye_mm **hms, unsigned int nr,
 				       const unsigned int *weights,
 				       struct hawkeye_vtime *vtime,
 				       struct hawkeye_rr_cursor *rr, unsigned int n,
@@ -91,7 +91,7 @@ static int order_test_round_weighted(struct kunit *test,
 }
 
 static int order_test_round(struct kunit *test, struct hawkeye_mm **hms,
-			      unsigned int nr, struct hawkeye_rr_cursor *rr,
+			    unsigned int nr, struct hawkeye_rr_cursor *rr,
 			      unsigned int n, unsigned long *seq)
 {
 	return order_test_round_weighted(test, hms, nr, NULL, NULL, rr, n, seq);
@@ -118,7 +118,7 @@ static void order_test_order_weights(struct kunit *test)
 	map_test_add(test, hms[0], PT('A', 13), 300);
 	for (i = 0; i < 2; i++) {
 		n = order_test_round_weighted(test, hms, 2, weights, vtime, &rr,
-						8, seq);
+					      8, seq);
 		KUNIT_ASSERT_EQ(test, n, 8);
 		done[0] = done[1] = 0;
 		for (j = 0; j < n; j++)
@@ -133,7 +133,7 @@ static void order_test_order_weights(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, seq[j] / 16, 0UL);
 	/* A at its cap: nothing for it, even with nobody else. */
 	KUNIT_EXPECT_EQ(test, order_test_round_weighted(test, hms, 2, capped,
-							  vtime, &rr, 8, seq), 0);
+							vtime, &rr, 8, seq), 0);
 	KUNIT_EXPECT_EQ(test, hms[0]->map.nr_regions, 2UL);
 	order_test_free_mms(hms, 2);
 }
@@ -200,12 +200,12 @@ static void order_test_order_stale_vtime(struct kunit *test)
 		order_test_mms(test, hms, 2, 9, 300);
 		/* A first batch sets the bucket; then the times go stale. */
 		KUNIT_ASSERT_EQ(test, order_test_round_weighted(test, hms, 2,
-				weights, vtime, &rr, 2, seq), 2);
+								weights, vtime, &rr, 2, seq), 2);
 		rr.vclock[b] = clock[c];
 		vtime[0].t[b] = stale[c][0];
 		vtime[1].t[b] = stale[c][1];
 		n = order_test_round_weighted(test, hms, 2, weights, vtime, &rr,
-						8, seq);
+					      8, seq);
 		KUNIT_ASSERT_EQ(test, n, 8);
 		for (j = 0; j < n; j++)
 			done[seq[j] / 16]++;
@@ -238,7 +238,7 @@ static void order_test_order_weights_across_buckets(struct kunit *test)
 	for (i = 0; i < 6; i++) {
 		map_test_add(test, hms[2], PT('C', i), 500);
 		n = order_test_round_weighted(test, hms, 3, weights, vtime,
-						&rr, 3, seq);
+					      &rr, 3, seq);
 		KUNIT_ASSERT_EQ(test, n, 3);
 		KUNIT_EXPECT_EQ_MSG(test, seq[0] / 16, 2UL, "batch %d", i);
 		for (j = 1; j < n; j++)
@@ -275,7 +275,7 @@ static void order_test_order_weights_climbing(struct kunit *test)
 			hms[i] = map_test_mm(test, i + 1);
 			for (j = 0; j < 60; j++)
 				map_test_add(test, hms[i], i * 64 + j,
-						 climb[0] * HAWKEYE_BUCKET_WIDTH);
+					     climb[0] * HAWKEYE_BUCKET_WIDTH);
 		}
 		for (i = 0; i < 10; i++) {
 			for (j = 0; j < 3; j++)
@@ -283,11 +283,11 @@ static void order_test_order_weights_climbing(struct kunit *test)
 					step = clamp_t(int, i - (c && (idx & 1)), 0,
 						       ARRAY_SIZE(climb) - 1);
 					hawkeye_map_place(hms[j], r,
-						  climb[step] * HAWKEYE_BUCKET_WIDTH,
+							  climb[step] * HAWKEYE_BUCKET_WIDTH,
 						  HPAGE_PMD_ORDER, false);
 				}
 			n = order_test_round_weighted(test, hms, 3, weights,
-							vtime, &rr, 8, seq);
+						      vtime, &rr, 8, seq);
 			KUNIT_ASSERT_EQ(test, n, 8);
 			for (j = 0; j < n; j++)
 				done[seq[j] / 64]++;
@@ -320,7 +320,7 @@ static void order_test_order_own_hotter(struct kunit *test)
 	for (i = 0; i < 6; i++) {
 		map_test_add(test, hms[1], PT('B', 8 + i), 500);
 		n = order_test_round_weighted(test, hms, 2, weights, vtime,
-						&rr, 2, seq);
+					      &rr, 2, seq);
 		KUNIT_ASSERT_EQ(test, n, 2);
 		KUNIT_EXPECT_EQ_MSG(test, seq[0], PT('B', 8 + i), "batch %d", i);
 		done[seq[1] / 16]++;
@@ -552,7 +552,7 @@ static void order_test_order_fair(struct kunit *test)
 
 /* Pick @n regions in the hawkeye-pmu order; as order_test_round(). */
 static int order_test_round_pmu(struct kunit *test, struct hawkeye_mm **hms,
-				  unsigned int nr, const int *measured,
+				unsigned int nr, const int *measured,
 				  struct hawkeye_rr_cursor *rr, unsigned int n,
 				  unsigned long *seq)
 {
@@ -603,7 +603,7 @@ static void order_test_pmu_table9(struct kunit *test)
 	map_test_add(test, hms[0], PT('A', 3), 480);
 	measured[0] = 150;
 	KUNIT_EXPECT_EQ(test, order_test_round_pmu(test, hms, 2, measured,
-						     &rr, 8, seq), 0);
+						   &rr, 8, seq), 0);
 	/* At the threshold counts. */
 	measured[1] = 200;
 	n = order_test_round_pmu(test, hms, 2, measured, &rr, 1, seq);
