@@ -231,7 +231,8 @@ void hawkeye_baseline_round(const struct hawkeye_baseline_rules *rules,
 		}
 		k++;
 		hm->baseline.cursor = addr + HPAGE_PMD_SIZE;
-		metric = hawkeye_ingens_metric(hm);
+		metric = hawkeye_ingens_metric(READ_ONCE(hm->baseline.nr_huge),
+					       READ_ONCE(hm->baseline.nr_idle));
 		ret = rules->promote(hm->mm, addr);
 		if (!ret)
 			WRITE_ONCE(hm->baseline.nr_huge, hm->baseline.nr_huge + 1);
@@ -256,7 +257,10 @@ void hawkeye_baseline_round(const struct hawkeye_baseline_rules *rules,
  */
 void hawkeye_baseline_show(struct seq_file *m, struct hawkeye_mm *hm)
 {
-	seq_printf(m, "huge %lu\n", hm ? READ_ONCE(hm->baseline.nr_huge) : 0);
-	seq_printf(m, "idle_huge %lu\n", hm ? READ_ONCE(hm->baseline.nr_idle) : 0);
-	seq_printf(m, "ingens_metric %llu\n", hm ? hawkeye_ingens_metric(hm) : 0);
+	unsigned long huge = hm ? READ_ONCE(hm->baseline.nr_huge) : 0;
+	unsigned long idle = hm ? READ_ONCE(hm->baseline.nr_idle) : 0;
+
+	seq_printf(m, "huge %lu\n", huge);
+	seq_printf(m, "idle_huge %lu\n", idle);
+	seq_printf(m, "ingens_metric %llu\n", hawkeye_ingens_metric(huge, idle));
 }

@@ -12,7 +12,7 @@
  * a PMD mapping of the same folio, nothing is copied. A reservation is a
  * partially mapped large folio on the deferred split queue, so memory
  * pressure (the deferred split shrinker, reclaim) breaks it and frees its
- * unmapped pages. Sampling and the promotion round are ingens's (ingens.c).
+ * unmapped pages. Sampling and the promotion round are shared with ingens (baseline.c).
  *
  * See Documentation/admin-guide/mm/hawkeye.rst.
  */

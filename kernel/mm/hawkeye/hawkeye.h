@@ -407,7 +407,7 @@ struct hawkeye_access_map {
 
 #ifdef CONFIG_HAWKEYE_BASELINES
 /*
- * A process's state under ingens and freebsd (ingens.c). Only the thread
+ * A process's state under ingens and freebsd (baseline.c). Only the thread
  * writes it; readers use READ_ONCE().
  */
 struct hawkeye_baseline_mm {
@@ -483,8 +483,8 @@ struct hawkeye_policy_state {
  * @set_measured: record it (1/100 %, -1: forget it); kept by the
  *		policies that keep measurements whichever of them runs
  * @show:	its lines of /proc/<pid>/hawkeye, for any process (zeros for
- *		one it keeps no state of; NULL: the record); policies that
- *		share it are next to each other in the policy table
+ *		one it keeps no state of; NULL: the record); shown once for
+ *		the policies that share it
  *
  * The linux policy has no hooks: khugepaged promotes as upstream. The
  * promotion thread, the switch and the fault hook call through the table
@@ -581,7 +581,7 @@ extern const struct hawkeye_policy_ops hawkeye_ingens_ops;
 extern const struct hawkeye_policy_ops hawkeye_freebsd_ops;
 
 /* ingens.c */
-u64 hawkeye_ingens_metric(struct hawkeye_mm *hm);
+u64 hawkeye_ingens_metric(unsigned long huge, unsigned long idle);
 
 /* baseline.c: what ingens and freebsd share */
 void hawkeye_baseline_start(void);

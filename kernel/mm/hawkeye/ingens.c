@@ -105,17 +105,21 @@ static u64 ingens_metric(unsigned long huge, unsigned long idle,
 }
 
 /**
- * hawkeye_ingens_metric - a process's Ingens metric
- * @hm: the process
+ * hawkeye_ingens_metric - Ingens' metric of a process
+ * @huge: its huge pages at the last sample
+ * @idle: how many of them were idle
  *
- * Return: ingens_metric() of its huge pages and idle ones at the last
- * sample.
+ * Return: ingens_metric() with the idle_penalty knob.
  */
-u64 hawkeye_ingens_metric(struct hawkeye_mm *hm)
+u64 hawkeye_ingens_metric(unsigned long huge, unsigned long idle)
 {
-	return ingens_metric(READ_ONCE(hm->baseline.nr_huge),
-			     READ_ONCE(hm->baseline.nr_idle),
-			     READ_ONCE(hawkeye_ingens.idle_penalty));
+	return ingens_metric(huge, idle, READ_ONCE(hawkeye_ingens.idle_penalty));
+}
+
+static u64 ingens_mm_metric(struct hawkeye_mm *hm)
+{
+	return hawkeye_ingens_metric(READ_ONCE(hm->baseline.nr_huge),
+				     READ_ONCE(hm->baseline.nr_idle));
 }
 
 /*
@@ -135,7 +139,7 @@ static struct hawkeye_mm *ingens_pick(struct hawkeye_mm **hms,
 
 		if (hms[i]->baseline.exhausted)
 			continue;
-		m = hawkeye_ingens_metric(hms[i]);
+		m = ingens_mm_metric(hms[i]);
 		if (!best || m < best_metric) {
 			best = hms[i];
 			best_metric = m;

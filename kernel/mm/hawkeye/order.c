@@ -46,7 +46,7 @@ struct hawkeye_pick {
 
 /*
  * A process's memory cgroup in a batch: its weight (its share of its
- * ancestors' shares, order_weight(); 0: at its huge page cap, not
+ * ancestors' shares, order_weights(); 0: at its huge page cap, not
  * served) and its virtual time in each bucket, shared by its processes.
  */
 struct hawkeye_share {

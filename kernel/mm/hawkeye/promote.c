@@ -12,7 +12,7 @@
  * first fresh_ms a newly registered process is sampled in windows back to
  * back, alone, between those passes: its hot regions are known within a
  * window or two of its start, not a scan period. Until then its regions
- * of the lowest coverage wait (access_map.c). One still mapping memory
+ * of the lowest coverage wait (order.c). One still mapping memory
  * (initialising it) stays fresh, up to PROMOTE_FRESH_MAX times fresh_ms.
  *
  * Under linux, khugepaged's hawkeye_promote_enter() and _exit() of each
@@ -391,14 +391,17 @@ int hawkeye_promote_set_ms(unsigned int *knob, unsigned int ms)
  */
 void hawkeye_promote_show(struct seq_file *m, struct hawkeye_mm *hm)
 {
-	void (*shown)(struct seq_file *m, struct hawkeye_mm *hm) = NULL;
-	unsigned int i;
+	unsigned int i, j;
 
 	for (i = 0; i < ARRAY_SIZE(policies); i++) {
-		if (!policies[i] || !policies[i]->show || policies[i]->show == shown)
+		if (!policies[i] || !policies[i]->show)
 			continue;
-		shown = policies[i]->show;
-		shown(m, hm);
+		/* Policies that share their lines: once, at the first. */
+		for (j = 0; j < i; j++)
+			if (policies[j] && policies[j]->show == policies[i]->show)
+				break;
+		if (j == i)
+			policies[i]->show(m, hm);
 	}
 }
 

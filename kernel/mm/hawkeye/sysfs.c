@@ -192,29 +192,54 @@ static struct kobj_attribute measured_overhead_attr =
 
 DEFINE_PER_CPU(unsigned long, hawkeye_stats[NR_HAWKEYE_STATS]);
 
-static const char * const stat_names[] = {
-	"prezero_pages", "prezero_wasted", "prezero_mthp_pages",
-	"prezero_reported_pages", "prezero_backoff", "prezero_woken",
-	"fault_prezeroed_4k", "fault_sync_zero_4k",
-	"fault_prezeroed_2m", "fault_sync_zero_2m",
-	"debloat_thp_scanned", "debloat_bytes_read", "debloat_psi_start",
-	"debloat_memcg_ahead", "debloat_memcg_episode", "debloat_mthp_split",
-	"promote_sampled", "promote_failed", "promote_register_failed",
-	"promote_smaller",
+#define STAT(item, name)	[HAWKEYE_STAT_##item] = name
+
+static const char * const stat_names[NR_HAWKEYE_STATS] = {
+	STAT(PREZERO_PAGES, "prezero_pages"),
+	STAT(PREZERO_WASTED, "prezero_wasted"),
+	STAT(PREZERO_MTHP_PAGES, "prezero_mthp_pages"),
+	STAT(PREZERO_REPORTED_PAGES, "prezero_reported_pages"),
+	STAT(PREZERO_BACKOFF, "prezero_backoff"),
+	STAT(PREZERO_WOKEN, "prezero_woken"),
+	STAT(FAULT_PREZEROED_4K, "fault_prezeroed_4k"),
+	STAT(FAULT_SYNC_ZERO_4K, "fault_sync_zero_4k"),
+	STAT(FAULT_PREZEROED_2M, "fault_prezeroed_2m"),
+	STAT(FAULT_SYNC_ZERO_2M, "fault_sync_zero_2m"),
+	STAT(DEBLOAT_THP_SCANNED, "debloat_thp_scanned"),
+	STAT(DEBLOAT_BYTES_READ, "debloat_bytes_read"),
+	STAT(DEBLOAT_PSI_START, "debloat_psi_start"),
+	STAT(DEBLOAT_MEMCG_AHEAD, "debloat_memcg_ahead"),
+	STAT(DEBLOAT_MEMCG_EPISODE, "debloat_memcg_episode"),
+	STAT(DEBLOAT_MTHP_SPLIT, "debloat_mthp_split"),
+	STAT(PROMOTE_SAMPLED, "promote_sampled"),
+	STAT(PROMOTE_FAILED, "promote_failed"),
+	STAT(PROMOTE_REGISTER_FAILED, "promote_register_failed"),
+	STAT(PROMOTE_SMALLER, "promote_smaller"),
 #ifdef CONFIG_HAWKEYE_BASELINES
-	"ingens_round_aggressive", "ingens_round_conservative",
-	"freebsd_reserve", "freebsd_reserve_failed", "freebsd_reserve_pages",
-	"freebsd_promote_inplace",
+	STAT(INGENS_ROUND_AGGRESSIVE, "ingens_round_aggressive"),
+	STAT(INGENS_ROUND_CONSERVATIVE, "ingens_round_conservative"),
+	STAT(FREEBSD_RESERVE, "freebsd_reserve"),
+	STAT(FREEBSD_RESERVE_FAILED, "freebsd_reserve_failed"),
+	STAT(FREEBSD_RESERVE_PAGES, "freebsd_reserve_pages"),
+	STAT(FREEBSD_PROMOTE_INPLACE, "freebsd_promote_inplace"),
 #endif
-	/* The vm events that are HawkEye's, shown here too. */
-	"debloat_thp_split", "debloat_zero_pages_freed",
-	"debloat_deferred_split", "debloat_round", "promote_success",
-	"memcg_huge_capped", "memcg_collapse_capped",
 };
 
-#define NR_STAT_FILES	ARRAY_SIZE(stat_names)
-static_assert(NR_STAT_FILES - NR_HAWKEYE_STATS ==
-	      HAWKEYE_MEMCG_COLLAPSE_CAPPED - HAWKEYE_DEBLOAT_THP_SPLIT + 1);
+/* HawkEye's vm events, those memory.stat shows: in stats/ too. */
+static const struct {
+	enum vm_event_item item;
+	const char *name;
+} stat_vm_events[] = {
+	{ HAWKEYE_DEBLOAT_THP_SPLIT, "debloat_thp_split" },
+	{ HAWKEYE_DEBLOAT_ZERO_PAGES_FREED, "debloat_zero_pages_freed" },
+	{ HAWKEYE_DEBLOAT_DEFERRED_SPLIT, "debloat_deferred_split" },
+	{ HAWKEYE_DEBLOAT_ROUND, "debloat_round" },
+	{ HAWKEYE_PROMOTE_SUCCESS, "promote_success" },
+	{ HAWKEYE_MEMCG_HUGE_CAPPED, "memcg_huge_capped" },
+	{ HAWKEYE_MEMCG_COLLAPSE_CAPPED, "memcg_collapse_capped" },
+};
+
+#define NR_STAT_FILES	(NR_HAWKEYE_STATS + ARRAY_SIZE(stat_vm_events))
 
 /**
  * hawkeye_stat_read - the value of one of HawkEye's event counters
@@ -232,6 +257,19 @@ unsigned long hawkeye_stat_read(enum hawkeye_stat_item item)
 	return sum;
 }
 
+/* One vm event's count: all_vm_events()'s, without its array of them all. */
+static unsigned long stat_vm_event(enum vm_event_item item)
+{
+	unsigned long sum = 0;
+#ifdef CONFIG_VM_EVENT_COUNTERS
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(vm_event_states.event[item], cpu);
+#endif
+	return sum;
+}
+
 static struct kobj_attribute stat_attrs[NR_STAT_FILES];
 static struct attribute *stat_files[NR_STAT_FILES + 1];
 static const struct attribute_group stat_group = {
@@ -243,17 +281,11 @@ static ssize_t stat_show(struct kobject *kobj, struct kobj_attribute *attr,
 			 char *buf)
 {
 	unsigned int i = attr - stat_attrs;
-	unsigned long *events, val;
 
 	if (i < NR_HAWKEYE_STATS)
 		return sysfs_emit(buf, "%lu\n", hawkeye_stat_read(i));
-	events = kmalloc_array(NR_VM_EVENT_ITEMS, sizeof(*events), GFP_KERNEL);
-	if (!events)
-		return -ENOMEM;
-	all_vm_events(events);
-	val = events[HAWKEYE_DEBLOAT_THP_SPLIT + i - NR_HAWKEYE_STATS];
-	kfree(events);
-	return sysfs_emit(buf, "%lu\n", val);
+	return sysfs_emit(buf, "%lu\n",
+			  stat_vm_event(stat_vm_events[i - NR_HAWKEYE_STATS].item));
 }
 
 static int __init stat_files_create(struct kobject *parent)
@@ -261,8 +293,14 @@ static int __init stat_files_create(struct kobject *parent)
 	unsigned int i;
 
 	for (i = 0; i < NR_STAT_FILES; i++) {
+		const char *name = i < NR_HAWKEYE_STATS ? stat_names[i] :
+				   stat_vm_events[i - NR_HAWKEYE_STATS].name;
+
+		/* A counter added to the enum without a name here. */
+		if (WARN_ON(!name))
+			return -EINVAL;
 		sysfs_attr_init(&stat_attrs[i].attr);
-		stat_attrs[i].attr.name = stat_names[i];
+		stat_attrs[i].attr.name = name;
 		stat_attrs[i].attr.mode = 0444;
 		stat_attrs[i].show = stat_show;
 		stat_files[i] = &stat_attrs[i].attr;

@@ -124,8 +124,8 @@ static void ingens_test_pick(struct kunit *test)
 	m[1].baseline.nr_idle = 3;
 	ingens_test_serve(bs, 3, who, 8);
 	KUNIT_EXPECT_STREQ(test, who, "CCCCACAC");
-	KUNIT_EXPECT_EQ(test, hawkeye_ingens_metric(&m[0]), 600ULL);
-	KUNIT_EXPECT_EQ(test, hawkeye_ingens_metric(&m[2]), 600ULL);
+	KUNIT_EXPECT_EQ(test, ingens_mm_metric(&m[0]), 600ULL);
+	KUNIT_EXPECT_EQ(test, ingens_mm_metric(&m[2]), 600ULL);
 	ingens_test_serve(bs, 3, who, 3);
 	KUNIT_EXPECT_STREQ(test, who, "ABC");
 

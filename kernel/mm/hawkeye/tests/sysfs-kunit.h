@@ -2,7 +2,8 @@
 /*
  * KUnit tests of the knob table, built into sysfs.c so that they reach
  * its store function: every knob refuses bad input and changes nothing,
- * takes its bounds, and the setters keep the rules between knobs.
+ * takes its bounds, and the setters keep the rules between knobs; and of
+ * the counters' files.
  */
 #ifndef _MM_HAWKEYE_SYSFS_KUNIT_H
 #define _MM_HAWKEYE_SYSFS_KUNIT_H
@@ -125,10 +126,51 @@ static void knob_test_pairs(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hawkeye_prezero.target_mb, target_mb);
 }
 
+static unsigned long stat_test_read(struct kunit *test, unsigned int i)
+{
+	char buf[32];
+	unsigned long val;
+
+	KUNIT_ASSERT_GT(test, stat_show(NULL, &stat_attrs[i], buf), 0);
+	KUNIT_ASSERT_EQ(test, kstrtoul(buf, 10, &val), 0);
+	return val;
+}
+
+/*
+ * Each stats/ file reads its own counter: what is added to a counter shows
+ * in its file and in no other. Every mechanism is off while KUnit runs.
+ */
+static void stat_test_files(struct kunit *test)
+{
+	unsigned long *before;
+	unsigned int i, j;
+
+	before = kunit_kcalloc(test, NR_STAT_FILES, sizeof(*before), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, before);
+	for (i = 0; i < NR_STAT_FILES; i++) {
+		KUNIT_EXPECT_NOT_NULL(test, stat_attrs[i].attr.name);
+		for (j = 0; j < NR_STAT_FILES; j++)
+			before[j] = stat_test_read(test, j);
+		if (i < NR_HAWKEYE_STATS)
+			hawkeye_stat_add(i, i + 1);
+		else if (IS_ENABLED(CONFIG_VM_EVENT_COUNTERS))
+			count_vm_events(stat_vm_events[i - NR_HAWKEYE_STATS].item, i + 1);
+		else
+			continue;
+		for (j = 0; j < NR_STAT_FILES; j++)
+			KUNIT_EXPECT_EQ_MSG(test, stat_test_read(test, j) - before[j],
+					    j == i ? i + 1UL : 0UL,
+					    "stats/%s after %u was added to stats/%s",
+					    stat_attrs[j].attr.name, i + 1,
+					    stat_attrs[i].attr.name);
+	}
+}
+
 static struct kunit_case knob_test_cases[] = {
 	KUNIT_CASE(knob_test_bad_input),
 	KUNIT_CASE(knob_test_bounds),
 	KUNIT_CASE(knob_test_pairs),
+	KUNIT_CASE(stat_test_files),
 	{}
 };
 
