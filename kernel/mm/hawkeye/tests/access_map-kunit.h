@@ -302,7 +302,6 @@ static void map_test_young_ptes(struct kunit *test)
 }
 #endif
 
-
 static struct kunit_case access_map_test_cases[] = {
 	KUNIT_CASE(map_test_bucket),
 	KUNIT_CASE(map_test_ema),
