@@ -249,6 +249,7 @@ VMSTAT = re.compile(r"^(thp_(fault_alloc|fault_fallback|collapse_alloc|collapse_
                     r"split_page|deferred_split_page)|compact_(stall|fail|success|daemon_wake)|"
                     r"pgmigrate_success|nr_anon_transparent_hugepages)$|^hawkeye_promote")
 HP, KPF_THP, KPF_HEAD = 2 << 20, 22, 15
+STATS = "/sys/kernel/mm/hawkeye/stats/"
 stop = False
 def on_term(*_):
     global stop
@@ -335,6 +336,14 @@ while True:
               "vmstat": {k: v for k, v in (keyed("/proc/vmstat") or {}).items()
                          if VMSTAT.match(k)},
               "khugepaged": {}, "inst": []}
+    # HawkEye's own promote_* counters are files of stats/, kept under
+    # their /proc/vmstat-style names (hawkeye_promote_success is in both).
+    for k in sorted(os.listdir(STATS)) if os.path.isdir(STATS) else ():
+        if k.startswith("promote_"):
+            try:
+                sample["vmstat"]["hawkeye_" + k] = int(open(STATS + k).read())
+            except (OSError, ValueError):
+                pass
     for k in ("full_scans", "pages_collapsed"):
         try:
             sample["khugepaged"][k] = int(open(KH + k).read())
