@@ -14,9 +14,13 @@ PATCHES = os.path.join(REPO, "kernel", "patches")
 
 
 def stat_names():
+    """The files of stats/: HawkEye's own counters, then its vm events."""
     src = open(SYSFS).read()
-    table = re.search(r"stat_names\[\] = \{(.*?)\n\};", src, re.S).group(1)
-    return re.findall(r'"([a-z0-9_]+)"', table)
+    names = []
+    for table in ("stat_names", "stat_vm_events"):
+        body = re.search(table + r"\[[A-Z_]*\] = \{(.*?)\n\};", src, re.S).group(1)
+        names += re.findall(r'"([a-z0-9_]+)"', body)
+    return names
 
 
 def vm_events():
