@@ -72,23 +72,45 @@ struct folio *hawkeye_debloat_pmd_folio(pmd_t pmdval)
 }
 
 /*
- * Has @folio at least @threshold zero-filled subpages? The judgement of
- * reclaim's THP shrinker (thp_underused()), with recovery's bar; *@bytes
- * grows by the bytes of the subpages compared. The folio is mapped and may
- * be written meanwhile: the answer is a hint, the split checks each
- * subpage again.
+ * Is the 4 KB page at @addr zero-filled? Reading stops at the first
+ * non-zero byte; *@bytes grows by the number of bytes read. Not
+ * thp_underused()'s pages_identical(): a page in use costs a byte or a
+ * few here, and this counts them. On arm64 with MTE a zero-filled page
+ * with tags passes here; the split, which compares as upstream, leaves
+ * it mapped.
+ */
+static bool debloat_page_is_zero(const void *addr, unsigned long *bytes)
+{
+	/* The page is mapped and may be written meanwhile: a hint. */
+	const u8 *nz = data_race(memchr_inv(addr, 0, PAGE_SIZE));
+
+	*bytes += nz ? nz - (const u8 *)addr + 1 : PAGE_SIZE;
+	return !nz;
+}
+
+/*
+ * Has @folio at least @threshold zero-filled subpages? Stops as soon as
+ * the answer is known. The folio is mapped and may be written meanwhile:
+ * the answer is a hint, the split checks each subpage again.
  */
 static bool debloat_worth_splitting(struct folio *folio, unsigned int threshold,
 				    unsigned long *bytes)
 {
-	unsigned int compared = 0;
-	bool worth;
+	unsigned int nr = folio_nr_pages(folio), zero = 0, i;
 
-	if (!threshold)
-		return true;
-	worth = folio_zero_pages_exceed(folio, threshold - 1, &compared);
-	*bytes += (unsigned long)compared * PAGE_SIZE;
-	return worth;
+	for (i = 0; i < nr; i++) {
+		void *addr = kmap_local_folio(folio, i * PAGE_SIZE);
+
+		if (debloat_page_is_zero(addr, bytes))
+			zero++;
+		kunmap_local(addr);
+		if (zero >= threshold)
+			return true;
+		/* Too many in use for the rest to reach the threshold. */
+		if (i + 1 - zero > nr - threshold)
+			return false;
+	}
+	return false;
 }
 
 /* The PTEs from @addr to @end that map the shared zero page. */

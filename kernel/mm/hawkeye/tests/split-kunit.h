@@ -9,6 +9,38 @@
 #include <kunit/test.h>
 #include <linux/string.h>
 
+static void split_test_page_is_zero(struct kunit *test)
+{
+	struct page *page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	unsigned long bytes = 0;
+	u8 *p;
+
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	p = page_address(page);
+
+	KUNIT_EXPECT_TRUE(test, debloat_page_is_zero(p, &bytes));
+	KUNIT_EXPECT_EQ(test, bytes, PAGE_SIZE);
+
+	/* Reading stops at the first non-zero byte, which is read. */
+	p[9] = 0x42;
+	bytes = 0;
+	KUNIT_EXPECT_FALSE(test, debloat_page_is_zero(p, &bytes));
+	KUNIT_EXPECT_EQ(test, bytes, 10UL);
+
+	p[0] = 1;
+	bytes = 0;
+	KUNIT_EXPECT_FALSE(test, debloat_page_is_zero(p, &bytes));
+	KUNIT_EXPECT_EQ(test, bytes, 1UL);
+
+	memset(p, 0, PAGE_SIZE);
+	p[PAGE_SIZE - 1] = 0x80;
+	bytes = 0;
+	KUNIT_EXPECT_FALSE(test, debloat_page_is_zero(p, &bytes));
+	KUNIT_EXPECT_EQ(test, bytes, PAGE_SIZE);
+
+	__free_page(page);
+}
+
 /* Set byte @off of every subpage i of @folio for which @pick(i) holds. */
 static void split_test_fill(struct folio *folio, bool (*pick)(unsigned int),
 			    unsigned int off)
@@ -57,25 +89,21 @@ static void split_test_worth_splitting(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, debloat_worth_splitting(folio, HPAGE_PMD_NR, &bytes));
 	KUNIT_EXPECT_EQ(test, bytes, HPAGE_PMD_NR * PAGE_SIZE);
 
-	/* 257 subpages in use cannot leave 256 zero ones: known at the 257th. */
+	/* 257 subpages in use cannot leave 256 zero ones: one byte each. */
 	split_test_fill(folio, split_test_first_300, 0);
 	bytes = 0;
 	KUNIT_EXPECT_FALSE(test, debloat_worth_splitting(folio, 256, &bytes));
-	KUNIT_EXPECT_EQ(test, bytes, 257 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, bytes, 257UL);
 
-	/* Every other subpage in use: the 256th zero one is the last. */
+	/* Every other subpage in use, first non-zero byte at offset 9. */
 	split_test_fill(folio, split_test_even, 9);
 	bytes = 0;
 	KUNIT_EXPECT_TRUE(test, debloat_worth_splitting(folio, 256, &bytes));
-	KUNIT_EXPECT_EQ(test, bytes, HPAGE_PMD_NR * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, bytes, 256 * PAGE_SIZE + 256 * 10);
 	/* 257 needed: known impossible at the 256th subpage in use (510). */
 	bytes = 0;
 	KUNIT_EXPECT_FALSE(test, debloat_worth_splitting(folio, 257, &bytes));
-	KUNIT_EXPECT_EQ(test, bytes, 511 * PAGE_SIZE);
-	/* One zero subpage is worth a split at a bar of 1, none at 0. */
-	bytes = 0;
-	KUNIT_EXPECT_TRUE(test, debloat_worth_splitting(folio, 1, &bytes));
-	KUNIT_EXPECT_EQ(test, bytes, 2 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, bytes, 255 * PAGE_SIZE + 256 * 10);
 
 	folio_put(folio);
 }
@@ -140,6 +168,7 @@ static void split_test_best_order(struct kunit *test)
 }
 
 static struct kunit_case hawkeye_split_cases[] = {
+	KUNIT_CASE(split_test_page_is_zero),
 	KUNIT_CASE(split_test_worth_splitting),
 	KUNIT_CASE(split_test_piece_bar),
 	KUNIT_CASE(split_test_best_order),
