@@ -126,13 +126,14 @@ static void knob_test_pairs(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hawkeye_prezero.target_mb, target_mb);
 }
 
-static unsigned long stat_test_read(struct kunit *test, unsigned int i)
+/* A file of stats/ read as sysfs reads it: into a page of its own. */
+static unsigned long stat_test_read(struct kunit *test, unsigned int i,
+				    char *page)
 {
-	char buf[32];
 	unsigned long val;
 
-	KUNIT_ASSERT_GT(test, stat_show(NULL, &stat_attrs[i], buf), 0);
-	KUNIT_ASSERT_EQ(test, kstrtoul(buf, 10, &val), 0);
+	KUNIT_ASSERT_GT(test, stat_show(NULL, &stat_attrs[i], page), 0);
+	KUNIT_ASSERT_EQ(test, kstrtoul(page, 10, &val), 0);
 	return val;
 }
 
@@ -144,13 +145,18 @@ static void stat_test_files(struct kunit *test)
 {
 	unsigned long *before;
 	unsigned int i, j;
+	char *page;
 
 	before = kunit_kcalloc(test, NR_STAT_FILES, sizeof(*before), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, before);
+	/* sysfs_emit() writes only to the start of a page. */
+	page = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	KUNIT_ASSERT_TRUE(test, PAGE_ALIGNED(page));
 	for (i = 0; i < NR_STAT_FILES; i++) {
 		KUNIT_EXPECT_NOT_NULL(test, stat_attrs[i].attr.name);
 		for (j = 0; j < NR_STAT_FILES; j++)
-			before[j] = stat_test_read(test, j);
+			before[j] = stat_test_read(test, j, page);
 		if (i < NR_HAWKEYE_STATS)
 			hawkeye_stat_add(i, i + 1);
 		else if (IS_ENABLED(CONFIG_VM_EVENT_COUNTERS))
@@ -158,7 +164,7 @@ static void stat_test_files(struct kunit *test)
 		else
 			continue;
 		for (j = 0; j < NR_STAT_FILES; j++)
-			KUNIT_EXPECT_EQ_MSG(test, stat_test_read(test, j) - before[j],
+			KUNIT_EXPECT_EQ_MSG(test, stat_test_read(test, j, page) - before[j],
 					    j == i ? i + 1UL : 0UL,
 					    "stats/%s after %u was added to stats/%s",
 					    stat_attrs[j].attr.name, i + 1,
