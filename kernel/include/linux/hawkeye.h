@@ -2,12 +2,10 @@
 /*
  * HawkEye: huge page management (ASPLOS '19) on top of THP.
  *
- * The hooks the core mm calls. Each is a no-op when CONFIG_HAWKEYE is off.
- * Built in but disabled, the fault path's cost a static branch (the
- * allocator's, in mm/hawkeye/zeroed.h, a page flag test too). khugepaged
- * calls hawkeye_promote_enter() and hawkeye_promote_exit() once per
- * process: out of line, they return after a load or two under policy
- * linux. hawkeye_proc_open() runs when /proc/<pid>/hawkeye is opened.
+ * The hooks the core mm calls, each a no-op when its mechanism is not
+ * built (CONFIG_HAWKEYE_PREZERO, _DEBLOAT, _PROMOTE, _BASELINES). Built
+ * in but disabled, a hook on the fault path costs a static branch (the
+ * allocator's, in mm/hawkeye/zeroed.h, a page flag test too).
  */
 #ifndef _LINUX_HAWKEYE_H
 #define _LINUX_HAWKEYE_H
@@ -23,7 +21,7 @@ struct file;
 struct inode;
 struct vm_fault;
 
-#ifdef CONFIG_HAWKEYE
+#ifdef CONFIG_HAWKEYE_PREZERO
 
 DECLARE_STATIC_KEY_FALSE(hawkeye_prezero_key);
 
@@ -61,6 +59,28 @@ static inline bool hawkeye_folio_zero_user(struct folio *folio,
 	       __hawkeye_folio_zero_user(folio, addr_hint);
 }
 
+#else /* !CONFIG_HAWKEYE_PREZERO */
+
+static inline bool hawkeye_prezero_enabled(void)
+{
+	return false;
+}
+
+static inline bool hawkeye_keep_from_reporting(struct page *page)
+{
+	return false;
+}
+
+static inline bool hawkeye_folio_zero_user(struct folio *folio,
+					   unsigned long addr_hint)
+{
+	return false;
+}
+
+#endif /* CONFIG_HAWKEYE_PREZERO */
+
+#ifdef CONFIG_HAWKEYE_DEBLOAT
+
 DECLARE_STATIC_KEY_FALSE(hawkeye_debloat_key);
 
 /* Is bloat recovery on (sysfs debloat/enabled or hawkeye_debloat=1)? */
@@ -73,81 +93,6 @@ unsigned int __hawkeye_max_ptes_none(struct mm_struct *mm, unsigned int charged)
 unsigned int __hawkeye_thp_max_ptes_none(struct folio *folio,
 					 unsigned int max_ptes_none);
 int hawkeye_split_underused(struct folio *folio);
-
-bool __hawkeye_huge_capped(struct mm_struct *mm, bool collapse);
-
-/* Buckets of a process's access_map, by access coverage. */
-#define HAWKEYE_NR_BUCKETS	10
-
-/**
- * struct hawkeye_vtime - a cgroup's place in promotion's fair queueing
- * @t: its virtual time in each bucket of access coverage
- * @last: the bucket it was served in last, plus one; 0: none yet
- * @now: the buckets its processes have regions in, at this batch
- * @queued: ... at the batch before
- * @entered: buckets its regions moved into since the batch before, not
- *	in @queued, and not yet settled in this batch
- * @departed: buckets its regions moved out of since the batch before
- */
-struct hawkeye_vtime {
-	unsigned int t[HAWKEYE_NR_BUCKETS];
-	unsigned int last;
-	u16 now;
-	u16 queued;
-	u16 entered;
-	u16 departed;
-};
-
-/**
- * struct hawkeye_memcg - HawkEye's state in a memory cgroup
- * @debloat_off: memory.thp.shrink_underused is 0: recovery splits none of the
- *	THPs charged to the cgroup or its descendants
- * @active: a recovery episode runs for the cgroup's limit
- * @bar: ... splitting THPs with at least this many zero-filled subpages
- * @weight: memory.thp.weight, the cgroup's weight among its siblings
- *	for promotions; 0: 100
- * @huge_capped: memory.thp.max is not "max": ...
- * @huge_max: ... the most anonymous THP memory of the subtree, in pages
- * @vtime: promotion: the cgroup's place in start-time fair queueing
- * @thp: recovery's last look at the cgroup's anonymous THPs, in pages ...
- * @thp_at: ... and when, in jiffies
- *
- * Zeroed with the cgroup: recovery on, no episode, weight 100, no cap.
- */
-struct hawkeye_memcg {
-	bool debloat_off;
-	bool active;
-	unsigned int bar;
-	unsigned int weight;
-	bool huge_capped;
-	unsigned long huge_max;
-	struct hawkeye_vtime vtime;
-	unsigned long thp;
-	unsigned long thp_at;
-};
-
-DECLARE_STATIC_KEY_FALSE(hawkeye_huge_cap_key);
-
-/*
- * Would one more anonymous THP in @mm take its cgroup or an ancestor past
- * memory.thp.max? Asked before a THP fault or an anonymous
- * collapse allocates anything: the fault then maps smaller pages, the
- * collapse does not happen. Off the static key, set by the first cap
- * written, nothing is checked.
- */
-#ifdef CONFIG_MEMCG
-static inline bool hawkeye_huge_capped(struct mm_struct *mm, bool collapse)
-{
-	if (static_branch_unlikely(&hawkeye_huge_cap_key))
-		return __hawkeye_huge_capped(mm, collapse);
-	return false;
-}
-#else
-static inline bool hawkeye_huge_capped(struct mm_struct *mm, bool collapse)
-{
-	return false;
-}
-#endif
 
 /*
  * The zero-filled subpages above which reclaim's THP shrinker splits
@@ -181,39 +126,7 @@ static inline unsigned int hawkeye_max_ptes_none(struct mm_struct *mm,
 	return max_ptes_none;
 }
 
-DECLARE_STATIC_KEY_FALSE(hawkeye_promote_key);
-
-/*
- * Is a promotion policy other than linux on? khugepaged then leaves
- * anonymous memory to HawkEye's promotion thread.
- */
-static inline bool hawkeye_promote_enabled(void)
-{
-	return static_branch_unlikely(&hawkeye_promote_key);
-}
-
-void hawkeye_promote_enter(struct mm_struct *mm);
-void hawkeye_promote_exit(struct mm_struct *mm);
-int hawkeye_proc_open(struct file *file, struct mm_struct *mm);
-int hawkeye_proc_release(struct inode *inode, struct file *file);
-
-#else /* !CONFIG_HAWKEYE */
-
-static inline bool hawkeye_prezero_enabled(void)
-{
-	return false;
-}
-
-static inline bool hawkeye_keep_from_reporting(struct page *page)
-{
-	return false;
-}
-
-static inline bool hawkeye_folio_zero_user(struct folio *folio,
-					   unsigned long addr_hint)
-{
-	return false;
-}
+#else /* !CONFIG_HAWKEYE_DEBLOAT */
 
 static inline unsigned int hawkeye_max_ptes_none(struct mm_struct *mm,
 						 unsigned int max_ptes_none,
@@ -231,10 +144,116 @@ static inline unsigned int hawkeye_thp_max_ptes_none(struct folio *folio,
 /* Used by the THP shrinker only, after huge_mm.h. */
 #define hawkeye_split_underused(folio) split_folio(folio)
 
+#endif /* CONFIG_HAWKEYE_DEBLOAT */
+
+#ifdef CONFIG_HAWKEYE
+
+#ifdef CONFIG_HAWKEYE_PROMOTE
+/* Buckets of a process's access_map, by access coverage. */
+#define HAWKEYE_NR_BUCKETS	10
+
+/**
+ * struct hawkeye_vtime - a cgroup's place in promotion's fair queueing
+ * @t: its virtual time in each bucket of access coverage
+ * @last: the bucket it was served in last, plus one; 0: none yet
+ * @now: the buckets its processes have regions in, at this batch
+ * @queued: ... at the batch before
+ * @entered: buckets its regions moved into since the batch before, not
+ *	in @queued, and not yet settled in this batch
+ * @departed: buckets its regions moved out of since the batch before
+ */
+struct hawkeye_vtime {
+	unsigned int t[HAWKEYE_NR_BUCKETS];
+	unsigned int last;
+	u16 now;
+	u16 queued;
+	u16 entered;
+	u16 departed;
+};
+#endif
+
+/**
+ * struct hawkeye_memcg - HawkEye's state in a memory cgroup
+ * @huge_capped: memory.thp.max is not "max": ...
+ * @huge_max: ... the most anonymous THP memory of the subtree, in pages
+ * @debloat_off: memory.thp.shrink_underused is 0: recovery splits none of the
+ *	THPs charged to the cgroup or its descendants
+ * @active: a recovery episode runs for the cgroup's limit
+ * @bar: ... splitting THPs with at least this many zero-filled subpages
+ * @thp: recovery's last look at the cgroup's anonymous THPs, in pages ...
+ * @thp_at: ... and when, in jiffies
+ * @weight: memory.thp.weight, the cgroup's weight among its siblings
+ *	for promotions; 0: 100
+ * @vtime: promotion: the cgroup's place in start-time fair queueing
+ *
+ * Zeroed with the cgroup: no cap, recovery on, no episode, weight 100.
+ */
+struct hawkeye_memcg {
+	bool huge_capped;
+	unsigned long huge_max;
+#ifdef CONFIG_HAWKEYE_DEBLOAT
+	bool debloat_off;
+	bool active;
+	unsigned int bar;
+	unsigned long thp;
+	unsigned long thp_at;
+#endif
+#ifdef CONFIG_HAWKEYE_PROMOTE
+	unsigned int weight;
+	struct hawkeye_vtime vtime;
+#endif
+};
+
+/* When /proc/<pid>/hawkeye is opened and released. */
+int hawkeye_proc_open(struct file *file, struct mm_struct *mm);
+int hawkeye_proc_release(struct inode *inode, struct file *file);
+
+#endif /* CONFIG_HAWKEYE */
+
+#if defined(CONFIG_HAWKEYE) && defined(CONFIG_MEMCG)
+DECLARE_STATIC_KEY_FALSE(hawkeye_huge_cap_key);
+bool __hawkeye_huge_capped(struct mm_struct *mm, bool collapse);
+
+/*
+ * Would one more anonymous THP in @mm take its cgroup or an ancestor past
+ * memory.thp.max? Asked before a THP fault or an anonymous
+ * collapse allocates anything: the fault then maps smaller pages, the
+ * collapse does not happen. Off the static key, set by the first cap
+ * written, nothing is checked.
+ */
+static inline bool hawkeye_huge_capped(struct mm_struct *mm, bool collapse)
+{
+	if (static_branch_unlikely(&hawkeye_huge_cap_key))
+		return __hawkeye_huge_capped(mm, collapse);
+	return false;
+}
+#else
 static inline bool hawkeye_huge_capped(struct mm_struct *mm, bool collapse)
 {
 	return false;
 }
+#endif
+
+#ifdef CONFIG_HAWKEYE_PROMOTE
+
+DECLARE_STATIC_KEY_FALSE(hawkeye_promote_key);
+
+/*
+ * Is a promotion policy other than linux on? khugepaged then leaves
+ * anonymous memory to HawkEye's promotion thread.
+ */
+static inline bool hawkeye_promote_enabled(void)
+{
+	return static_branch_unlikely(&hawkeye_promote_key);
+}
+
+/*
+ * khugepaged's, once per process: out of line, they return after a load
+ * or two under policy linux.
+ */
+void hawkeye_promote_enter(struct mm_struct *mm);
+void hawkeye_promote_exit(struct mm_struct *mm);
+#else /* !CONFIG_HAWKEYE_PROMOTE */
 
 static inline bool hawkeye_promote_enabled(void)
 {
@@ -249,7 +268,7 @@ static inline void hawkeye_promote_exit(struct mm_struct *mm)
 {
 }
 
-#endif /* CONFIG_HAWKEYE */
+#endif /* CONFIG_HAWKEYE_PROMOTE */
 
 #ifdef CONFIG_HAWKEYE_BASELINES
 DECLARE_STATIC_KEY_FALSE(hawkeye_policy_fault_key);

@@ -275,7 +275,8 @@ static void map_count_region(struct vm_area_struct *vma, unsigned long addr,
 	best = hawkeye_best_order(young, BIT(0) |
 				  thp_vma_allowable_orders(vma, vma->vm_flags,
 							   TVA_ENFORCE_SYSFS,
-							   THP_ORDERS_ALL_ANON));
+							   THP_ORDERS_ALL_ANON),
+				  hawkeye_debloat_threshold());
 	/*
 	 * A page mapped during the window is young from the fault that mapped
 	 * it: that is population, not use. A process writing its memory once

@@ -18,6 +18,9 @@
 #include "../internal.h"
 #include "hawkeye.h"
 
+#define CREATE_TRACE_POINTS
+#include <trace/events/hawkeye.h>
+
 static int hawkeye_cmp_mm(const void *a, const void *b)
 {
 	const struct mm_struct *x = *(const struct mm_struct * const *)a;

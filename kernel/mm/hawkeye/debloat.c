@@ -83,7 +83,7 @@ DEFINE_STATIC_KEY_FALSE(hawkeye_debloat_key);
 struct hawkeye_debloat_params hawkeye_debloat = {
 	.high_pct = 85,			/* the paper's watermarks */
 	.low_pct = 70,
-	.threshold = HPAGE_PMD_NR / 2,	/* at least 1 MB back per split */
+	.threshold = HAWKEYE_DEBLOAT_THRESHOLD,
 	.rate = 1000,
 	.psi_pct = 10,
 };
@@ -91,7 +91,7 @@ struct hawkeye_debloat_params hawkeye_debloat = {
 static DEFINE_MUTEX(debloat_mutex);
 static struct task_struct *debloat_thread;
 /* The zero subpages that make a THP worth splitting now: <= threshold. */
-static unsigned int debloat_current_threshold = HPAGE_PMD_NR / 2;
+static unsigned int debloat_current_threshold = HAWKEYE_DEBLOAT_THRESHOLD;
 /* An episode runs for the machine's watermarks. */
 static bool debloat_active;
 

@@ -1,10 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * HawkEye's internal interface: what its files share. In code, bloat
- * recovery is "debloat" (the admin guide's name for it is the long one),
- * and a THP's "bar" is the number of zero-filled subpages that make it
- * worth splitting (debloat/threshold, lowered while memory stays tight:
- * debloat/current_threshold).
+ * HawkEye's internal interface: what its files share.
  *
  *   common.c      the mechanisms' lifecycle: the processes they work on,
  *                 holding an address space, the rate limit, the threads
@@ -52,6 +48,7 @@ struct vm_fault;
  * instead (HAWKEYE_* in vm_event_item.h): memcg counts nothing else.
  */
 enum hawkeye_stat_item {
+#ifdef CONFIG_HAWKEYE_PREZERO
 	HAWKEYE_STAT_PREZERO_PAGES,	/* zeroed by the background thread */
 	HAWKEYE_STAT_PREZERO_WASTED,	/* ... taken by allocations not needing it */
 	HAWKEYE_STAT_PREZERO_MTHP_PAGES, /* ... in blocks below 2 MB, for mTHPs */
@@ -62,16 +59,21 @@ enum hawkeye_stat_item {
 	HAWKEYE_STAT_FAULT_SYNC_ZERO_4K, /* ... and zeroed at allocation */
 	HAWKEYE_STAT_FAULT_PREZEROED_2M,
 	HAWKEYE_STAT_FAULT_SYNC_ZERO_2M,
+#endif
+#ifdef CONFIG_HAWKEYE_DEBLOAT
 	HAWKEYE_STAT_DEBLOAT_THP_SCANNED, /* bloat recovery: THPs examined */
 	HAWKEYE_STAT_DEBLOAT_BYTES_READ, /* ... bytes read while examining */
 	HAWKEYE_STAT_DEBLOAT_PSI_START,	/* ... episodes PSI started early */
 	HAWKEYE_STAT_DEBLOAT_MEMCG_AHEAD, /* ... cgroup episodes started by the trend */
 	HAWKEYE_STAT_DEBLOAT_MEMCG_EPISODE, /* ... episodes inside a cgroup */
 	HAWKEYE_STAT_DEBLOAT_MTHP_SPLIT, /* mTHPs (below 2 MB) split by recovery */
+#endif
+#ifdef CONFIG_HAWKEYE_PROMOTE
 	HAWKEYE_STAT_PROMOTE_SAMPLED,	/* promotion: regions sampled */
 	HAWKEYE_STAT_PROMOTE_FAILED,	/* ... not collapsed */
 	HAWKEYE_STAT_PROMOTE_REGISTER_FAILED, /* ... process not registered: no memory */
 	HAWKEYE_STAT_PROMOTE_SMALLER,	/* ... left out: best size below 2 MB */
+#endif
 #ifdef CONFIG_HAWKEYE_BASELINES
 	HAWKEYE_STAT_INGENS_ROUND_AGGRESSIVE, /* ingens: rounds with low FMFI */
 	HAWKEYE_STAT_INGENS_ROUND_CONSERVATIVE, /* ... with high FMFI */
@@ -167,6 +169,15 @@ typedef void (*hawkeye_mm_region_fn)(struct vm_area_struct *vma,
 
 long hawkeye_walk_mm(struct mm_struct *mm, unsigned int chunk,
 		     hawkeye_mm_region_fn fn, void *arg);
+unsigned int hawkeye_best_order(const unsigned long *used, unsigned long orders,
+				unsigned int bar);
+
+/* A folio of @order's share of @bar, the zero subpages that split a THP. */
+static inline unsigned int hawkeye_piece_bar(unsigned int bar,
+					     unsigned int order)
+{
+	return DIV_ROUND_UP(bar << order, HPAGE_PMD_NR);
+}
 
 /*
  * hawkeye_<param>= on the command line: kept at boot, handed to @apply
@@ -229,6 +240,10 @@ static inline bool hawkeye_mm_alive(struct mm_struct *mm)
 	       !test_bit(MMF_OOM_SKIP, &mm->flags);
 }
 
+/* debloat/threshold's default: at least 1 MB back per split. */
+#define HAWKEYE_DEBLOAT_THRESHOLD	(HPAGE_PMD_NR / 2)
+
+#ifdef CONFIG_HAWKEYE_PREZERO
 /* Pre-zeroing knobs; the threads read them with READ_ONCE(). */
 struct hawkeye_prezero_params {
 	unsigned int rate;		/* 4 KB pages per second per node, 0: no limit */
@@ -258,6 +273,15 @@ int hawkeye_prezero_set_target_mb(unsigned int mb);
 int hawkeye_prezero_set_idle_rate(unsigned int rate);
 int hawkeye_prezero_set_fault_clear(unsigned int mode);
 void hawkeye_prezero_wake(int nid);
+#endif /* CONFIG_HAWKEYE_PREZERO */
+
+#ifdef CONFIG_HAWKEYE_DEBLOAT
+/*
+ * In code, bloat recovery is "debloat" (the admin guide's name for it is
+ * the long one), and a THP's "bar" is the number of zero-filled subpages
+ * that make it worth splitting (debloat/threshold, lowered while memory
+ * stays tight: debloat/current_threshold).
+ */
 
 /* Bloat recovery knobs; the thread reads them with READ_ONCE(). */
 struct hawkeye_debloat_params {
@@ -272,6 +296,12 @@ struct hawkeye_debloat_params {
 #define HAWKEYE_DEBLOAT_MAX_RATE	(1U << 20)
 
 extern struct hawkeye_debloat_params hawkeye_debloat;
+
+/* The zero-filled subpages that make a THP worth splitting (the knob). */
+static inline unsigned int hawkeye_debloat_threshold(void)
+{
+	return READ_ONCE(hawkeye_debloat.threshold);
+}
 
 int hawkeye_debloat_set_enabled(bool on);
 int hawkeye_debloat_set_high_pct(unsigned int pct);
@@ -310,9 +340,8 @@ struct folio *hawkeye_debloat_pmd_folio(pmd_t pmdval);
 int hawkeye_debloat_walk(struct debloat_walk *dw, struct mm_struct *mm);
 int hawkeye_debloat_split_pieces(struct folio *folio, unsigned int order,
 				 unsigned int bar);
-unsigned int hawkeye_best_order(const unsigned long *used, unsigned long orders);
 
-/* memcg.c */
+/* memcg.c: recovery's questions to a cgroup */
 #ifdef CONFIG_MEMCG
 unsigned long hawkeye_memcg_limit(struct mem_cgroup *memcg);
 unsigned long hawkeye_memcg_use(struct mem_cgroup *memcg);
@@ -320,19 +349,7 @@ unsigned int hawkeye_memcg_psi(struct mem_cgroup *memcg);
 bool hawkeye_memcg_recoverable(struct folio *folio, struct mem_cgroup *domain);
 bool hawkeye_memcg_debloat_off(struct mem_cgroup *memcg);
 int hawkeye_memcg_grab_mms(struct mem_cgroup *memcg, struct mm_struct ***out);
-unsigned int hawkeye_memcg_weight(struct mem_cgroup *memcg);
-bool hawkeye_memcg_huge_full(struct mem_cgroup *memcg);
 #else
-static inline unsigned int hawkeye_memcg_weight(struct mem_cgroup *memcg)
-{
-	return 100;
-}
-
-static inline bool hawkeye_memcg_huge_full(struct mem_cgroup *memcg)
-{
-	return false;
-}
-
 static inline unsigned int hawkeye_memcg_psi(struct mem_cgroup *memcg)
 {
 	return 0;
@@ -349,6 +366,34 @@ static inline int hawkeye_memcg_grab_mms(struct mem_cgroup *memcg,
 {
 	*out = NULL;
 	return 0;
+}
+#endif
+#else /* !CONFIG_HAWKEYE_DEBLOAT */
+
+static inline unsigned int hawkeye_debloat_threshold(void)
+{
+	return HAWKEYE_DEBLOAT_THRESHOLD;
+}
+#endif /* CONFIG_HAWKEYE_DEBLOAT */
+
+/* memcg.c: memory.thp.max */
+#ifdef CONFIG_MEMCG
+bool hawkeye_memcg_huge_full(struct mem_cgroup *memcg);
+#else
+static inline bool hawkeye_memcg_huge_full(struct mem_cgroup *memcg)
+{
+	return false;
+}
+#endif
+
+#ifdef CONFIG_HAWKEYE_PROMOTE
+/* memcg.c: memory.thp.weight */
+#ifdef CONFIG_MEMCG
+unsigned int hawkeye_memcg_weight(struct mem_cgroup *memcg);
+#else
+static inline unsigned int hawkeye_memcg_weight(struct mem_cgroup *memcg)
+{
+	return 100;
 }
 #endif
 
@@ -613,5 +658,21 @@ void hawkeye_baseline_round(const struct hawkeye_baseline_rules *rules,
 			unsigned int batch, unsigned int fmfi);
 vm_fault_t hawkeye_baseline_register(struct vm_fault *vmf);
 #endif /* CONFIG_HAWKEYE_BASELINES */
+
+#else /* !CONFIG_HAWKEYE_PROMOTE */
+
+/* Recovery's estimate of a process's MMU overhead: none without promotion. */
+static inline bool hawkeye_promote_overhead(struct mm_struct *mm,
+					    unsigned long *overhead)
+{
+	return false;
+}
+
+static inline int hawkeye_promote_measured(struct mm_struct *mm)
+{
+	return -1;
+}
+
+#endif /* CONFIG_HAWKEYE_PROMOTE */
 
 #endif /* _MM_HAWKEYE_HAWKEYE_H */

@@ -27,11 +27,9 @@
 
 #include "hawkeye.h"
 
-#define MEMCG_WEIGHT_DEFAULT	100
-#define MEMCG_WEIGHT_MAX	10000
-
 DEFINE_STATIC_KEY_FALSE(hawkeye_huge_cap_key);
 
+#ifdef CONFIG_HAWKEYE_DEBLOAT
 /**
  * hawkeye_memcg_limit() - the limit a cgroup's usage runs into first
  * @memcg: the cgroup
@@ -179,19 +177,7 @@ int hawkeye_memcg_grab_mms(struct mem_cgroup *memcg, struct mm_struct ***out)
 	*out = m.mms;
 	return hawkeye_dedup_mms(m.mms, m.nr);
 }
-
-/**
- * hawkeye_memcg_weight() - a cgroup's share of promotions
- * @memcg: the cgroup; NULL: none (memory cgroups are off)
- *
- * Return: memory.thp.weight, 1 to 10000; 100 by default.
- */
-unsigned int hawkeye_memcg_weight(struct mem_cgroup *memcg)
-{
-	unsigned int weight = memcg ? READ_ONCE(memcg->hawkeye.weight) : 0;
-
-	return weight ?: MEMCG_WEIGHT_DEFAULT;
-}
+#endif /* CONFIG_HAWKEYE_DEBLOAT */
 
 /**
  * hawkeye_memcg_huge_full() - would one more THP take a cgroup past its cap?
@@ -240,6 +226,7 @@ bool __hawkeye_huge_capped(struct mm_struct *mm, bool collapse)
 	return full;
 }
 
+#ifdef CONFIG_HAWKEYE_DEBLOAT
 static u64 debloat_read(struct cgroup_subsys_state *css, struct cftype *cft)
 {
 	return !READ_ONCE(mem_cgroup_from_css(css)->hawkeye.debloat_off);
@@ -252,6 +239,24 @@ static int debloat_write(struct cgroup_subsys_state *css, struct cftype *cft,
 		return -EINVAL;
 	WRITE_ONCE(mem_cgroup_from_css(css)->hawkeye.debloat_off, !val);
 	return 0;
+}
+#endif
+
+#ifdef CONFIG_HAWKEYE_PROMOTE
+#define MEMCG_WEIGHT_DEFAULT	100
+#define MEMCG_WEIGHT_MAX	10000
+
+/**
+ * hawkeye_memcg_weight() - a cgroup's share of promotions
+ * @memcg: the cgroup; NULL: none (memory cgroups are off)
+ *
+ * Return: memory.thp.weight, 1 to 10000; 100 by default.
+ */
+unsigned int hawkeye_memcg_weight(struct mem_cgroup *memcg)
+{
+	unsigned int weight = memcg ? READ_ONCE(memcg->hawkeye.weight) : 0;
+
+	return weight ?: MEMCG_WEIGHT_DEFAULT;
 }
 
 static u64 weight_read(struct cgroup_subsys_state *css, struct cftype *cft)
@@ -267,6 +272,7 @@ static int weight_write(struct cgroup_subsys_state *css, struct cftype *cft,
 	WRITE_ONCE(mem_cgroup_from_css(css)->hawkeye.weight, val);
 	return 0;
 }
+#endif
 
 static int huge_max_show(struct seq_file *m, void *v)
 {
@@ -302,18 +308,22 @@ static ssize_t huge_max_write(struct kernfs_open_file *of, char *buf,
 }
 
 static struct cftype hawkeye_memcg_files[] = {
+#ifdef CONFIG_HAWKEYE_DEBLOAT
 	{
 		.name = "thp.shrink_underused",
 		.flags = CFTYPE_NOT_ON_ROOT,
 		.read_u64 = debloat_read,
 		.write_u64 = debloat_write,
 	},
+#endif
+#ifdef CONFIG_HAWKEYE_PROMOTE
 	{
 		.name = "thp.weight",
 		.flags = CFTYPE_NOT_ON_ROOT,
 		.read_u64 = weight_read,
 		.write_u64 = weight_write,
 	},
+#endif
 	{
 		.name = "thp.max",
 		.flags = CFTYPE_NOT_ON_ROOT,

@@ -11,35 +11,41 @@
 
 #include "hawkeye.h"
 
-/* The registry's part: what the promotion thread did for the process. */
-static void proc_show_promote(struct seq_file *m, struct hawkeye_mm *hm)
+#ifdef CONFIG_HAWKEYE_PROMOTE
+/* Promotion's part: the policy's lines, then what the thread did. */
+static void proc_show_promote(struct seq_file *m, struct mm_struct *mm)
 {
+	struct hawkeye_mm *hm = mm ? hawkeye_mm_find(mm) : NULL;
 	unsigned long samples = 0, promotions = 0, failed = 0;
 
+	seq_printf(m, "policy %s\n", hawkeye_promote_policy()->name);
+	hawkeye_promote_show(m, hm);
 	if (hm) {
 		mutex_lock(&hm->lock);
 		samples = hm->samples;
 		promotions = hm->promotions;
 		failed = hm->promote_failed;
 		mutex_unlock(&hm->lock);
+		hawkeye_mm_put(hm);
 	}
 	seq_printf(m, "samples %lu\n", samples);
 	seq_printf(m, "promotions %lu\n", promotions);
 	seq_printf(m, "promote_failed %lu\n", failed);
 }
+#else
+static void proc_show_promote(struct seq_file *m, struct mm_struct *mm)
+{
+}
+#endif
 
 /* Each mechanism's part of the file, in turn. */
 static void proc_show_mm(struct seq_file *m, struct mm_struct *mm)
 {
-	struct hawkeye_mm *hm = mm ? hawkeye_mm_find(mm) : NULL;
-
-	seq_printf(m, "policy %s\n", hawkeye_promote_policy()->name);
-	hawkeye_promote_show(m, hm);
-	proc_show_promote(m, hm);
+	proc_show_promote(m, mm);
+#ifdef CONFIG_HAWKEYE_DEBLOAT
 	seq_printf(m, "debloat_splits %lu\n",
 		   mm ? READ_ONCE(mm->hawkeye_debloat_splits) : 0);
-	if (hm)
-		hawkeye_mm_put(hm);
+#endif
 }
 
 static int proc_show(struct seq_file *m, void *v)

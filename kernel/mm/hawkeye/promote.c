@@ -34,7 +34,6 @@
 
 #include "hawkeye.h"
 
-#define CREATE_TRACE_POINTS
 #include <trace/events/hawkeye.h>
 
 DEFINE_STATIC_KEY_FALSE(hawkeye_promote_key);

@@ -198,52 +198,6 @@ static int debloat_split(struct mm_walk *walk, struct folio *folio,
 	return order;
 }
 
-/* A folio of @order's share of @bar, the zero subpages that split a THP. */
-static unsigned int debloat_piece_bar(unsigned int bar, unsigned int order)
-{
-	return DIV_ROUND_UP(bar << order, HPAGE_PMD_NR);
-}
-
-/**
- * hawkeye_best_order() - the page size a 2 MB region's use asks for
- * @used: a bit for each of its HPAGE_PMD_NR pages that is in use (accessed
- *	  in a sample window)
- * @orders: the orders allowed, order 0 among them
- *
- * Recovery's judgement, with pages not used in place of zero-filled ones:
- * the highest of @orders at which the pieces that hold used pages would,
- * as folios of that order, on average stay below their share of the split
- * threshold in unused pages (debloat_piece_bar()). 2 MB where coverage is
- * dense, a smaller mTHP size where used pages cluster in dense pieces.
- *
- * Return: that order; 0 when no page is used or no large order fits.
- */
-unsigned int hawkeye_best_order(const unsigned long *used, unsigned long orders)
-{
-	unsigned int threshold = READ_ONCE(hawkeye_debloat.threshold);
-
-	orders &= GENMASK(HPAGE_PMD_ORDER, 1);
-	while (orders) {
-		unsigned int order = __fls(orders), nr = 1U << order;
-		unsigned int i, w, pieces = 0, unused = 0;
-
-		orders &= ~BIT(order);
-		/* A word at a time: this runs for every region sampled. */
-		for (i = 0; i < HPAGE_PMD_NR; i += nr) {
-			w = nr > BITS_PER_LONG ?
-			    bitmap_weight(used + i / BITS_PER_LONG, nr) :
-			    hweight_long(bitmap_read(used, i, nr));
-			if (w) {
-				pieces++;
-				unused += nr - w;
-			}
-		}
-		if (pieces && unused < pieces * debloat_piece_bar(threshold, order))
-			return order;
-	}
-	return 0;
-}
-
 /*
  * Examine @folio (referenced), which @pmd maps from @addr: split it to the
  * highest of @orders below its own if at least @bar of its subpages are
@@ -345,7 +299,7 @@ static unsigned int debloat_break_down(struct mm_walk *walk, pmd_t *pmd,
 
 	while ((folio = debloat_pte_folio(walk, pmd, &addr, end))) {
 		unsigned int order = folio_order(folio);
-		unsigned int bar = debloat_piece_bar(dw->dom->bar, order);
+		unsigned int bar = hawkeye_piece_bar(dw->dom->bar, order);
 		unsigned long size = PAGE_SIZE << order;
 		int to;
 
@@ -458,7 +412,7 @@ static void debloat_split_piece(struct page *page, unsigned int bar,
 	}
 	if (debloat_is_piece(folio, page) &&
 	    !folio_contain_hwpoisoned_page(folio) &&
-	    debloat_worth_splitting(folio, debloat_piece_bar(bar,
+	    debloat_worth_splitting(folio, hawkeye_piece_bar(bar,
 							     folio_order(folio)),
 				    &bytes))
 		split_folio(folio);

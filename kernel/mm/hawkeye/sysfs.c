@@ -42,16 +42,18 @@ struct hawkeye_knob {
 	int (*turn)(bool on);
 };
 
-static ssize_t knob_show(struct kobject *kobj, struct kobj_attribute *attr,
-			 char *buf)
+/* Unused only in a kernel with none of the mechanisms that have knobs. */
+static ssize_t __maybe_unused knob_show(struct kobject *kobj,
+					struct kobj_attribute *attr, char *buf)
 {
 	struct hawkeye_knob *k = container_of(attr, struct hawkeye_knob, attr);
 
 	return sysfs_emit(buf, "%u\n", k->on ? k->on() : READ_ONCE(*k->value));
 }
 
-static ssize_t knob_store(struct kobject *kobj, struct kobj_attribute *attr,
-			  const char *buf, size_t count)
+static ssize_t __maybe_unused knob_store(struct kobject *kobj,
+					 struct kobj_attribute *attr,
+					 const char *buf, size_t count)
 {
 	struct hawkeye_knob *k = container_of(attr, struct hawkeye_knob, attr);
 	unsigned int val;
@@ -76,6 +78,7 @@ static ssize_t knob_store(struct kobject *kobj, struct kobj_attribute *attr,
 /* The `enabled` file of a mechanism: 0 or 1. */
 #define SWITCH(_on, _turn)	KNOB(enabled, NULL, 0, 1, .on = _on, .turn = _turn)
 
+#ifdef CONFIG_HAWKEYE_PREZERO
 static struct hawkeye_knob prezero_knobs[] = {
 	SWITCH(hawkeye_prezero_enabled, hawkeye_prezero_set_enabled),
 	KNOB(rate, &hawkeye_prezero.rate, 0, HAWKEYE_PREZERO_MAX_RATE,
@@ -89,7 +92,9 @@ static struct hawkeye_knob prezero_knobs[] = {
 	KNOB(fault_clear, &hawkeye_prezero.fault_clear, 0, NR_FAULT_CLEAR - 1,
 	     .set = hawkeye_prezero_set_fault_clear),
 };
+#endif
 
+#ifdef CONFIG_HAWKEYE_DEBLOAT
 static struct hawkeye_knob debloat_knobs[] = {
 	SWITCH(hawkeye_debloat_enabled, hawkeye_debloat_set_enabled),
 	KNOB(high_pct, &hawkeye_debloat.high_pct, 1, 100,
@@ -103,6 +108,16 @@ static struct hawkeye_knob debloat_knobs[] = {
 	KNOB(mthp, &hawkeye_debloat.mthp, 0, 1),
 };
 
+static ssize_t current_threshold_show(struct kobject *kobj,
+				      struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", hawkeye_debloat_current_threshold());
+}
+
+static struct kobj_attribute current_threshold_attr = __ATTR_RO(current_threshold);
+#endif
+
+#ifdef CONFIG_HAWKEYE_PROMOTE
 static int promote_set_scan_period_ms(unsigned int ms)
 {
 	return hawkeye_promote_set_ms(&hawkeye_promote.scan_period_ms, ms);
@@ -139,16 +154,6 @@ static struct hawkeye_knob promote_knobs[] = {
 	KNOB(fresh_ms, &hawkeye_promote.fresh_ms, 0, HAWKEYE_PROMOTE_MAX_MS,
 	     .set = promote_set_fresh_ms),
 };
-
-/* The files that are not numeric knobs. */
-
-static ssize_t current_threshold_show(struct kobject *kobj,
-				      struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%u\n", hawkeye_debloat_current_threshold());
-}
-
-static struct kobj_attribute current_threshold_attr = __ATTR_RO(current_threshold);
 
 static ssize_t policy_show(struct kobject *kobj, struct kobj_attribute *attr,
 			   char *buf)
@@ -189,10 +194,12 @@ static ssize_t measured_overhead_store(struct kobject *kobj,
 
 static struct kobj_attribute measured_overhead_attr =
 	__ATTR(measured_overhead, 0200, NULL, measured_overhead_store);
+#endif
 
 DEFINE_PER_CPU(unsigned long, hawkeye_stats[NR_HAWKEYE_STATS]);
 
 static const char * const stat_names[NR_HAWKEYE_STATS] = {
+#ifdef CONFIG_HAWKEYE_PREZERO
 	[HAWKEYE_STAT_PREZERO_PAGES] = "prezero_pages",
 	[HAWKEYE_STAT_PREZERO_WASTED] = "prezero_wasted",
 	[HAWKEYE_STAT_PREZERO_MTHP_PAGES] = "prezero_mthp_pages",
@@ -203,16 +210,21 @@ static const char * const stat_names[NR_HAWKEYE_STATS] = {
 	[HAWKEYE_STAT_FAULT_SYNC_ZERO_4K] = "fault_sync_zero_4k",
 	[HAWKEYE_STAT_FAULT_PREZEROED_2M] = "fault_prezeroed_2m",
 	[HAWKEYE_STAT_FAULT_SYNC_ZERO_2M] = "fault_sync_zero_2m",
+#endif
+#ifdef CONFIG_HAWKEYE_DEBLOAT
 	[HAWKEYE_STAT_DEBLOAT_THP_SCANNED] = "debloat_thp_scanned",
 	[HAWKEYE_STAT_DEBLOAT_BYTES_READ] = "debloat_bytes_read",
 	[HAWKEYE_STAT_DEBLOAT_PSI_START] = "debloat_psi_start",
 	[HAWKEYE_STAT_DEBLOAT_MEMCG_AHEAD] = "debloat_memcg_ahead",
 	[HAWKEYE_STAT_DEBLOAT_MEMCG_EPISODE] = "debloat_memcg_episode",
 	[HAWKEYE_STAT_DEBLOAT_MTHP_SPLIT] = "debloat_mthp_split",
+#endif
+#ifdef CONFIG_HAWKEYE_PROMOTE
 	[HAWKEYE_STAT_PROMOTE_SAMPLED] = "promote_sampled",
 	[HAWKEYE_STAT_PROMOTE_FAILED] = "promote_failed",
 	[HAWKEYE_STAT_PROMOTE_REGISTER_FAILED] = "promote_register_failed",
 	[HAWKEYE_STAT_PROMOTE_SMALLER] = "promote_smaller",
+#endif
 #ifdef CONFIG_HAWKEYE_BASELINES
 	[HAWKEYE_STAT_INGENS_ROUND_AGGRESSIVE] = "ingens_round_aggressive",
 	[HAWKEYE_STAT_INGENS_ROUND_CONSERVATIVE] = "ingens_round_conservative",
@@ -228,11 +240,15 @@ static const struct {
 	enum vm_event_item item;
 	const char *name;
 } stat_vm_events[] = {
+#ifdef CONFIG_HAWKEYE_DEBLOAT
 	{ HAWKEYE_DEBLOAT_THP_SPLIT, "debloat_thp_split" },
 	{ HAWKEYE_DEBLOAT_ZERO_PAGES_FREED, "debloat_zero_pages_freed" },
 	{ HAWKEYE_DEBLOAT_DEFERRED_SPLIT, "debloat_deferred_split" },
 	{ HAWKEYE_DEBLOAT_ROUND, "debloat_round" },
+#endif
+#ifdef CONFIG_HAWKEYE_PROMOTE
 	{ HAWKEYE_PROMOTE_SUCCESS, "promote_success" },
+#endif
 	{ HAWKEYE_MEMCG_HUGE_CAPPED, "memcg_huge_capped" },
 	{ HAWKEYE_MEMCG_COLLAPSE_CAPPED, "memcg_collapse_capped" },
 };
@@ -340,11 +356,17 @@ struct knob_dir {
 };
 
 static struct knob_dir knob_dirs[] = {
+#ifdef CONFIG_HAWKEYE_PREZERO
 	{ "prezero", prezero_knobs, ARRAY_SIZE(prezero_knobs) },
+#endif
+#ifdef CONFIG_HAWKEYE_DEBLOAT
 	{ "debloat", debloat_knobs, ARRAY_SIZE(debloat_knobs),
 	  { &current_threshold_attr } },
+#endif
+#ifdef CONFIG_HAWKEYE_PROMOTE
 	{ "promote", promote_knobs, ARRAY_SIZE(promote_knobs),
 	  { &policy_attr, &measured_overhead_attr } },
+#endif
 #ifdef CONFIG_HAWKEYE_BASELINES
 	{ "ingens", ingens_knobs, ARRAY_SIZE(ingens_knobs), { &fmfi_attr } },
 #endif

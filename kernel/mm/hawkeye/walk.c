@@ -418,3 +418,43 @@ long hawkeye_walk_mm(struct mm_struct *mm, unsigned int chunk,
 	} while (next != ULONG_MAX);
 	return seen;
 }
+
+/**
+ * hawkeye_best_order() - the page size a 2 MB region's use asks for
+ * @used: a bit for each of its HPAGE_PMD_NR pages that is in use (accessed
+ *	  in a sample window)
+ * @orders: the orders allowed, order 0 among them
+ * @bar: the zero-filled subpages that make a THP worth splitting
+ *
+ * Recovery's judgement, with pages not used in place of zero-filled ones:
+ * the highest of @orders at which the pieces that hold used pages would,
+ * as folios of that order, on average stay below their share of the split
+ * threshold in unused pages (hawkeye_piece_bar()). 2 MB where coverage is
+ * dense, a smaller mTHP size where used pages cluster in dense pieces.
+ *
+ * Return: that order; 0 when no page is used or no large order fits.
+ */
+unsigned int hawkeye_best_order(const unsigned long *used, unsigned long orders,
+				unsigned int bar)
+{
+	orders &= GENMASK(HPAGE_PMD_ORDER, 1);
+	while (orders) {
+		unsigned int order = __fls(orders), nr = 1U << order;
+		unsigned int i, w, pieces = 0, unused = 0;
+
+		orders &= ~BIT(order);
+		/* A word at a time: this runs for every region sampled. */
+		for (i = 0; i < HPAGE_PMD_NR; i += nr) {
+			w = nr > BITS_PER_LONG ?
+			    bitmap_weight(used + i / BITS_PER_LONG, nr) :
+			    hweight_long(bitmap_read(used, i, nr));
+			if (w) {
+				pieces++;
+				unused += nr - w;
+			}
+		}
+		if (pieces && unused < pieces * hawkeye_piece_bar(bar, order))
+			return order;
+	}
+	return 0;
+}

@@ -21,7 +21,7 @@
 
 #include "../internal.h"
 
-#ifdef CONFIG_HAWKEYE
+#ifdef CONFIG_HAWKEYE_PREZERO
 
 /*
  * Per order, a ring of zeroed free blocks, newest last: their pfns in
@@ -207,7 +207,7 @@ static inline bool zeroed_skip_pcp(struct zone *zone, unsigned int order,
 	return READ_ONCE(zone->zeroed_orders) >> order;
 }
 
-#else /* !CONFIG_HAWKEYE */
+#else /* !CONFIG_HAWKEYE_PREZERO */
 
 static inline void zeroed_block_added(struct zone *zone, struct page *page,
 				      unsigned int order) { }
@@ -252,5 +252,5 @@ static inline struct page *zeroed_index_take(struct zone *zone, unsigned int ord
 	return NULL;
 }
 
-#endif /* CONFIG_HAWKEYE */
+#endif /* CONFIG_HAWKEYE_PREZERO */
 #endif /* _MM_HAWKEYE_ZEROED_H */

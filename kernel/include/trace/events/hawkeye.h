@@ -7,6 +7,7 @@
 
 #include <linux/tracepoint.h>
 
+#ifdef CONFIG_HAWKEYE_PROMOTE
 /*
  * A 2 MB region's access coverage measured, and where it put the region;
  * @populated: pages mapped during the window, not counted in @coverage.
@@ -114,7 +115,9 @@ TRACE_EVENT(hawkeye_baseline_promote,
 		  __entry->fmfi, __entry->metric, __entry->result)
 );
 #endif
+#endif /* CONFIG_HAWKEYE_PROMOTE */
 
+#ifdef CONFIG_HAWKEYE_DEBLOAT
 /*
  * Bloat recovery split a folio of order @from at @addr to order @to (mTHP
  * pieces, or 0), freeing @freed zero-filled subpages to the zero page.
@@ -146,6 +149,7 @@ TRACE_EVENT(hawkeye_debloat_split,
 		  __entry->mm, __entry->addr, __entry->from, __entry->to,
 		  __entry->freed)
 );
+#endif /* CONFIG_HAWKEYE_DEBLOAT */
 
 #endif /* _TRACE_HAWKEYE_H */
 

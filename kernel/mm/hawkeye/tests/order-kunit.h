@@ -701,7 +701,6 @@ static void order_test_policy_names(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hawkeye_promote_parse_policy("[linux]"), -EINVAL);
 }
 
-
 static struct kunit_case order_test_cases[] = {
 	KUNIT_CASE(order_test_smaller),
 	KUNIT_CASE(order_test_order_paper),

@@ -111,47 +111,46 @@ static void split_test_worth_splitting(struct kunit *test)
 /* An mTHP's share of the bar: proportional, rounded up, at least 1. */
 static void split_test_piece_bar(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, debloat_piece_bar(256, 4), 8U);	/* 64 KB */
-	KUNIT_EXPECT_EQ(test, debloat_piece_bar(256, 2), 2U);	/* 16 KB */
-	KUNIT_EXPECT_EQ(test, debloat_piece_bar(32, 4), 1U);
-	KUNIT_EXPECT_EQ(test, debloat_piece_bar(1, 2), 1U);
-	KUNIT_EXPECT_EQ(test, debloat_piece_bar(100, 4), 4U);	/* 3.125 */
-	KUNIT_EXPECT_EQ(test, debloat_piece_bar(512, HPAGE_PMD_ORDER), 512U);
+	KUNIT_EXPECT_EQ(test, hawkeye_piece_bar(256, 4), 8U);	/* 64 KB */
+	KUNIT_EXPECT_EQ(test, hawkeye_piece_bar(256, 2), 2U);	/* 16 KB */
+	KUNIT_EXPECT_EQ(test, hawkeye_piece_bar(32, 4), 1U);
+	KUNIT_EXPECT_EQ(test, hawkeye_piece_bar(1, 2), 1U);
+	KUNIT_EXPECT_EQ(test, hawkeye_piece_bar(100, 4), 4U);	/* 3.125 */
+	KUNIT_EXPECT_EQ(test, hawkeye_piece_bar(512, HPAGE_PMD_ORDER), 512U);
 }
 
 static void split_test_best_order(struct kunit *test)
 {
 	unsigned long orders = BIT(HPAGE_PMD_ORDER) | BIT(4) | BIT(0);
-	unsigned int threshold = hawkeye_debloat.threshold;
+	unsigned int bar = HPAGE_PMD_NR / 2;
 	DECLARE_BITMAP(used, HPAGE_PMD_NR);
 	unsigned int i;
 
-	hawkeye_debloat.threshold = HPAGE_PMD_NR / 2;
 	bitmap_zero(used, HPAGE_PMD_NR);
-	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, orders), 0U);
+	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, orders, bar), 0U);
 
 	bitmap_set(used, 0, 300);		/* dense: 212 unused < 256 */
-	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, orders), HPAGE_PMD_ORDER);
-	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, BIT(4) | BIT(0)), 4U);
+	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, orders, bar), HPAGE_PMD_ORDER);
+	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, BIT(4) | BIT(0), bar), 4U);
 
 	/* Every other 64 KB piece whole: 64 KB, not 2 MB (256 unused). */
 	bitmap_zero(used, HPAGE_PMD_NR);
 	for (i = 0; i < HPAGE_PMD_NR; i += 32)
 		bitmap_set(used, i, 16);
-	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, orders), 4U);
-	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, BIT(HPAGE_PMD_ORDER) | BIT(0)), 0U);
+	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, orders, bar), 4U);
+	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, BIT(HPAGE_PMD_ORDER) | BIT(0), bar), 0U);
 
 	/* Every other page: no large size is dense enough. */
 	bitmap_zero(used, HPAGE_PMD_NR);
 	for (i = 0; i < HPAGE_PMD_NR; i += 2)
 		__set_bit(i, used);
-	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, orders | BIT(2)), 0U);
+	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, orders | BIT(2), bar), 0U);
 
 	/* 9 of 16 pages of every other 64 KB piece: 7 unused < a bar of 8. */
 	bitmap_zero(used, HPAGE_PMD_NR);
 	for (i = 0; i < HPAGE_PMD_NR; i += 32)
 		bitmap_set(used, i, 9);
-	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, orders), 4U);
+	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, orders, bar), 4U);
 
 	/*
 	 * Pages 100-299, across words and pieces of every size: 256 pages
@@ -160,11 +159,10 @@ static void split_test_best_order(struct kunit *test)
 	 */
 	bitmap_zero(used, HPAGE_PMD_NR);
 	bitmap_set(used, 100, 200);
-	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, BIT(8) | BIT(0)), 0U);
-	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, GENMASK(8, 6) | BIT(0)), 7U);
-	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, BIT(6) | BIT(0)), 6U);
-	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, BIT(5) | BIT(0)), 5U);
-	hawkeye_debloat.threshold = threshold;
+	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, BIT(8) | BIT(0), bar), 0U);
+	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, GENMASK(8, 6) | BIT(0), bar), 7U);
+	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, BIT(6) | BIT(0), bar), 6U);
+	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, BIT(5) | BIT(0), bar), 5U);
 }
 
 static struct kunit_case hawkeye_split_cases[] = {

@@ -99,32 +99,52 @@ static struct hawkeye_knob *knob_test_find(struct kunit *test,
 	return NULL;
 }
 
-/* The rules between knobs: the watermarks, the window and the period. */
-static void knob_test_pairs(struct kunit *test)
+#ifdef CONFIG_HAWKEYE_DEBLOAT
+/* The rules between knobs: high_pct stays above low_pct ... */
+static void knob_test_watermarks(struct kunit *test)
 {
-	struct hawkeye_knob *high = knob_test_find(test, "debloat", "high_pct");
-	struct hawkeye_knob *window = knob_test_find(test, "promote", "sample_window_ms");
-	struct hawkeye_knob *target = knob_test_find(test, "prezero", "target_mb");
-	struct hawkeye_promote_params promote = hawkeye_promote;
+	struct hawkeye_knob *k = knob_test_find(test, "debloat", "high_pct");
 	struct hawkeye_debloat_params debloat = hawkeye_debloat;
+	char buf[24];
+
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	snprintf(buf, sizeof(buf), "%u", debloat.low_pct);
+	KUNIT_EXPECT_EQ(test, knob_test_store(k, buf), -EINVAL);
+	KUNIT_EXPECT_EQ(test, hawkeye_debloat.high_pct, debloat.high_pct);
+}
+#endif
+
+#ifdef CONFIG_HAWKEYE_PROMOTE
+/* ... the sample window is shorter than the scan period ... */
+static void knob_test_window(struct kunit *test)
+{
+	struct hawkeye_knob *k = knob_test_find(test, "promote", "sample_window_ms");
+	struct hawkeye_promote_params promote = hawkeye_promote;
+	char buf[24];
+
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	snprintf(buf, sizeof(buf), "%u", promote.scan_period_ms);
+	KUNIT_EXPECT_EQ(test, knob_test_store(k, buf), -EINVAL);
+	KUNIT_EXPECT_EQ(test, hawkeye_promote.sample_window_ms,
+			promote.sample_window_ms);
+}
+#endif
+
+#ifdef CONFIG_HAWKEYE_PREZERO
+/* ... and the zeroed pool fits in memory. */
+static void knob_test_target(struct kunit *test)
+{
+	struct hawkeye_knob *k = knob_test_find(test, "prezero", "target_mb");
 	unsigned int target_mb = hawkeye_prezero.target_mb;
 	char buf[24];
 
-	KUNIT_ASSERT_NOT_NULL(test, high);
-	KUNIT_ASSERT_NOT_NULL(test, window);
-	KUNIT_ASSERT_NOT_NULL(test, target);
-	snprintf(buf, sizeof(buf), "%u", debloat.low_pct);
-	KUNIT_EXPECT_EQ(test, knob_test_store(high, buf), -EINVAL);
-	snprintf(buf, sizeof(buf), "%u", promote.scan_period_ms);
-	KUNIT_EXPECT_EQ(test, knob_test_store(window, buf), -EINVAL);
+	KUNIT_ASSERT_NOT_NULL(test, k);
 	snprintf(buf, sizeof(buf), "%lu",
 		 (totalram_pages() >> (20 - PAGE_SHIFT)) + 1);
-	KUNIT_EXPECT_EQ(test, knob_test_store(target, buf), -EINVAL);
-	KUNIT_EXPECT_EQ(test, hawkeye_debloat.high_pct, debloat.high_pct);
-	KUNIT_EXPECT_EQ(test, hawkeye_promote.sample_window_ms,
-			promote.sample_window_ms);
+	KUNIT_EXPECT_EQ(test, knob_test_store(k, buf), -EINVAL);
 	KUNIT_EXPECT_EQ(test, hawkeye_prezero.target_mb, target_mb);
 }
+#endif
 
 /* A file of stats/ read as sysfs reads it: into a page of its own. */
 static unsigned long stat_test_read(struct kunit *test, unsigned int i,
@@ -175,7 +195,15 @@ static void stat_test_files(struct kunit *test)
 static struct kunit_case knob_test_cases[] = {
 	KUNIT_CASE(knob_test_bad_input),
 	KUNIT_CASE(knob_test_bounds),
-	KUNIT_CASE(knob_test_pairs),
+#ifdef CONFIG_HAWKEYE_DEBLOAT
+	KUNIT_CASE(knob_test_watermarks),
+#endif
+#ifdef CONFIG_HAWKEYE_PROMOTE
+	KUNIT_CASE(knob_test_window),
+#endif
+#ifdef CONFIG_HAWKEYE_PREZERO
+	KUNIT_CASE(knob_test_target),
+#endif
 	KUNIT_CASE(stat_test_files),
 	{}
 };
