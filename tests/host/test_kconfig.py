@@ -52,30 +52,35 @@ PARTS = {
 }
 
 
-@pytest.mark.parametrize("off", ["HAWKEYE"] + list(PARTS) + ["+".join(list(PARTS)[:3])])
+@pytest.mark.parametrize("off", ["HAWKEYE"] + list(PARTS) + ["+".join(list(PARTS)[:3]), "MEMCG"])
 def test_series_builds_with_a_part_compiled_out(tmp_path, off):
     """With CONFIG_HAWKEYE=n every upstream C file the series edits still
     compiles: a distribution that leaves HawkEye out builds the kernel
     as before. With one of its mechanisms off (pre-zeroing, recovery,
-    promotion, the research baselines, or the first three at once)
-    HawkEye compiles without it and
-    without a warning, as a production kernel may have it (both of our
-    flavours set them all, so no kernel build of make test shows this)."""
+    promotion, the research baselines, or the first three at once), or
+    without memory cgroups, HawkEye and its KUnit suites compile without
+    it and without a warning, as a production kernel may have them (both
+    of our flavours set them all, so no kernel build of make test shows
+    this)."""
     if not os.path.exists(os.path.join(KTREE, "mm", "hawkeye", "Kconfig")):
         pytest.skip("no patched tree in build/linux (make kernel-tree)")
     edited = subprocess.run(["git", "-C", KTREE, "diff", "--name-only", "--diff-filter=M",
                              "hawkeye-base", "HEAD", "--", "*.c", ":!tools"],
                             check=True, capture_output=True, text=True).stdout.split()
     assert "mm/page_alloc.c" in edited
-    targets = [f[:-2] + ".o" for f in edited]
+    targets = [f[:-2] + ".o" for f in edited if not (off == "MEMCG" and f == "mm/memcontrol.c")]
     if off != "HAWKEYE":
         targets.append("mm/hawkeye/")
-    out = tmp_path / "obj"
     repo = os.path.join(os.path.dirname(__file__), "..", "..")
+    out = tmp_path / "obj"
     mk = ["make", "-s", "-C", KTREE, f"O={out}"]
     subprocess.run(mk + ["tinyconfig"], check=True, capture_output=True)
     frag = tmp_path / "off.config"
-    frag.write_text("".join(f"CONFIG_{o}=n\n" for o in off.split("+")))
+    # The KUnit suites too, those of the parts left in.
+    kunit = [line for line in open(os.path.join(repo, "kernel", "configs", "debug.config"))
+             if line.startswith("CONFIG_HAWKEYE_") and "KUNIT_TEST=y" in line]
+    frag.write_text("".join(f"CONFIG_{o}=n\n" for o in off.split("+")) +
+                    ("" if off == "HAWKEYE" else "CONFIG_KUNIT=y\n" + "".join(kunit)))
     subprocess.run([os.path.join(KTREE, "scripts", "kconfig", "merge_config.sh"), "-m", "-O", str(out),
                     str(out / ".config"), os.path.join(repo, "kernel", "configs", "common.config"),
                     str(frag)], check=True, capture_output=True)
@@ -92,4 +97,5 @@ def test_series_builds_with_a_part_compiled_out(tmp_path, off):
     assert not ours, "\n".join(ours[:10])
     if off != "HAWKEYE":
         assert (out / "mm" / "hawkeye" / "common.o").exists()
-        assert not any((out / "mm" / "hawkeye" / PARTS[o]).exists() for o in off.split("+"))
+        objs = dict(PARTS, MEMCG="memcg.o")
+        assert not any((out / "mm" / "hawkeye" / objs[o]).exists() for o in off.split("+"))

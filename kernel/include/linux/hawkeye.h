@@ -3,9 +3,9 @@
  * HawkEye: huge page management (ASPLOS '19) on top of THP.
  *
  * The hooks the core mm calls, each a no-op when its mechanism is not
- * built (CONFIG_HAWKEYE_PREZERO, _DEBLOAT, _PROMOTE, _BASELINES). Built
- * in but disabled, a hook on the fault path costs a static branch (the
- * allocator's, in mm/hawkeye/zeroed.h, a page flag test too).
+ * built (CONFIG_HAWKEYE_<MECHANISM>). Built in but disabled, a hook on the
+ * fault path costs a static branch (the allocator's, in
+ * mm/hawkeye/zeroed.h, a page flag test too).
  */
 #ifndef _LINUX_HAWKEYE_H
 #define _LINUX_HAWKEYE_H
@@ -186,7 +186,7 @@ struct hawkeye_vtime {
  *	for promotions; 0: 100
  * @vtime: promotion: the cgroup's place in start-time fair queueing
  *
- * Zeroed with the cgroup: no cap, recovery on, no episode, weight 100.
+ * Zeroed with the cgroup, which is each file's default.
  */
 struct hawkeye_memcg {
 	bool huge_capped;

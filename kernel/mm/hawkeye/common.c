@@ -2,7 +2,7 @@
 /*
  * What HawkEye's mechanisms share of their lifecycle: the processes they
  * work on, holding an address space for a piece of work, their rate limit
- * and their threads. walk.c has their page table primitives.
+ * and their threads.
  */
 #include <linux/mm.h>
 #include <linux/freezer.h>

@@ -16,11 +16,11 @@
  * it, down to threshold / 8: memory allocators leave THPs with a fraction
  * of a huge page unused (a 2 MB object in a 2.5 MB size class).
  *
- * Processes are taken lowest estimated MMU overhead first. With the
- * hawkeye-g promotion policy, a process that promotion has sampled is
- * estimated by its access coverage (hawkeye_promote_overhead()); otherwise the
- * estimate is the share of a process's huge pages accessed (PMD young)
- * during a sampling window before each round.
+ * Processes are taken lowest estimated MMU overhead first: a process that
+ * promotion has sampled by its access coverage, or measured
+ * (hawkeye_promote_overhead()); otherwise the estimate is the share of a
+ * process's huge pages accessed (PMD young) during a sampling window
+ * before each round.
  *
  * Inside memory cgroups the same runs for each cgroup with a limit (the
  * tighter of memory.high and memory.max) against its own usage, on the

@@ -125,9 +125,6 @@ typedef bool (*hawkeye_pte_fn)(pte_t *pte, pte_t ptent, unsigned long addr,
 unsigned long hawkeye_walk_ptes(struct mm_struct *mm, pmd_t *pmd,
 				unsigned long addr, unsigned long end,
 				hawkeye_pte_fn fn, void *arg);
-int hawkeye_young_ptes(struct vm_area_struct *vma, unsigned long addr,
-		       unsigned long *young, unsigned long *skipped,
-		       unsigned int *present, bool *per_page);
 
 /* THPs of a process and how many of them were accessed. */
 struct hawkeye_thp_count {
@@ -155,6 +152,18 @@ void hawkeye_count_thps(struct mm_struct *mm,
 			struct folio *(*thp)(pmd_t pmdval),
 			struct hawkeye_thp_count *count);
 
+/* A folio of @order's share of @bar, the zero subpages that split a THP. */
+static inline unsigned int hawkeye_piece_bar(unsigned int bar,
+					     unsigned int order)
+{
+	return DIV_ROUND_UP(bar << order, HPAGE_PMD_NR);
+}
+
+/* walk.c: promotion's */
+int hawkeye_young_ptes(struct vm_area_struct *vma, unsigned long addr,
+		       unsigned long *young, unsigned long *skipped,
+		       unsigned int *present, bool *per_page);
+
 /* Called for a 2 MB region; false stops the walk there. */
 typedef bool (*hawkeye_region_fn)(struct vm_area_struct *vma,
 				  unsigned long addr, void *arg);
@@ -171,13 +180,6 @@ long hawkeye_walk_mm(struct mm_struct *mm, unsigned int chunk,
 		     hawkeye_mm_region_fn fn, void *arg);
 unsigned int hawkeye_best_order(const unsigned long *used, unsigned long orders,
 				unsigned int bar);
-
-/* A folio of @order's share of @bar, the zero subpages that split a THP. */
-static inline unsigned int hawkeye_piece_bar(unsigned int bar,
-					     unsigned int order)
-{
-	return DIV_ROUND_UP(bar << order, HPAGE_PMD_NR);
-}
 
 /*
  * hawkeye_<param>= on the command line: kept at boot, handed to @apply
@@ -426,8 +428,10 @@ enum hawkeye_policy {
 	HAWKEYE_POLICY_LINUX,		/* khugepaged as upstream */
 	HAWKEYE_POLICY_G,		/* HawkEye-G: access coverage first */
 	HAWKEYE_POLICY_PMU,		/* HawkEye-PMU: measured overhead first */
+#ifdef CONFIG_HAWKEYE_BASELINES
 	HAWKEYE_POLICY_INGENS,		/* Ingens: utilisation, FMFI, fairness */
 	HAWKEYE_POLICY_FREEBSD,		/* FreeBSD: reservations, promoted full */
+#endif
 	HAWKEYE_NR_POLICIES,
 };
 

@@ -32,16 +32,14 @@ static void proc_show_promote(struct seq_file *m, struct mm_struct *mm)
 	seq_printf(m, "promotions %lu\n", promotions);
 	seq_printf(m, "promote_failed %lu\n", failed);
 }
-#else
-static void proc_show_promote(struct seq_file *m, struct mm_struct *mm)
-{
-}
 #endif
 
 /* Each mechanism's part of the file, in turn. */
 static void proc_show_mm(struct seq_file *m, struct mm_struct *mm)
 {
+#ifdef CONFIG_HAWKEYE_PROMOTE
 	proc_show_promote(m, mm);
+#endif
 #ifdef CONFIG_HAWKEYE_DEBLOAT
 	seq_printf(m, "debloat_splits %lu\n",
 		   mm ? READ_ONCE(mm->hawkeye_debloat_splits) : 0);

@@ -246,11 +246,13 @@ static const struct {
 	{ HAWKEYE_DEBLOAT_DEFERRED_SPLIT, "debloat_deferred_split" },
 	{ HAWKEYE_DEBLOAT_ROUND, "debloat_round" },
 #endif
+#ifdef CONFIG_MEMCG
+	{ HAWKEYE_MEMCG_HUGE_CAPPED, "memcg_huge_capped" },
+	{ HAWKEYE_MEMCG_COLLAPSE_CAPPED, "memcg_collapse_capped" },
+#endif
 #ifdef CONFIG_HAWKEYE_PROMOTE
 	{ HAWKEYE_PROMOTE_SUCCESS, "promote_success" },
 #endif
-	{ HAWKEYE_MEMCG_HUGE_CAPPED, "memcg_huge_capped" },
-	{ HAWKEYE_MEMCG_COLLAPSE_CAPPED, "memcg_collapse_capped" },
 };
 
 #define NR_STAT_FILES	(NR_HAWKEYE_STATS + ARRAY_SIZE(stat_vm_events))
@@ -338,7 +340,7 @@ static ssize_t fmfi_show(struct kobject *kobj, struct kobj_attribute *attr,
 static struct kobj_attribute fmfi_attr = __ATTR_RO(fmfi);
 #endif
 
-/* Room for the files of a directory (promote's eleven) and a NULL. */
+/* Room for the files of a directory (promote's twelve) and a NULL. */
 #define KNOB_DIR_FILES	16
 
 /*

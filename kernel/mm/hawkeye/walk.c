@@ -17,37 +17,6 @@
 #include "hawkeye.h"
 
 /**
- * hawkeye_vma_promotable() - may khugepaged collapse this memory?
- * @vma: an anonymous or other VMA, under mmap_lock
- *
- * Return: true for anonymous memory that may have PMD-sized THPs.
- */
-static bool hawkeye_vma_promotable(struct vm_area_struct *vma)
-{
-	return vma_is_anonymous(vma) &&
-	       thp_vma_allowable_order(vma, vma->vm_flags, TVA_ENFORCE_SYSFS,
-				       PMD_ORDER);
-}
-
-/* Test and clear the accessed bits of secondary MMUs over [@start, @end). */
-static bool secondary_young(struct mm_struct *mm, unsigned long start,
-			    unsigned long end)
-{
-#ifdef CONFIG_MMU_NOTIFIER
-	return mmu_notifier_clear_young(mm, start, end);
-#else
-	return false;	/* no stub for this one in mmu_notifier.h */
-#endif
-}
-
-/* A page table's own accessed bit tells whether its PTEs need reading. */
-static bool table_young_ok(struct mm_struct *mm)
-{
-	return arch_has_hw_nonleaf_pmd_young() && !lru_gen_enabled() &&
-	       !mm_has_notifiers(mm);
-}
-
-/**
  * hawkeye_walk_ptes - call a function for each present PTE of a range
  * @mm: the address space
  * @pmd: the PMD that maps the page table
@@ -78,6 +47,157 @@ unsigned long hawkeye_walk_ptes(struct mm_struct *mm, pmd_t *pmd,
 	}
 	pte_unmap_unlock(start, ptl);
 	return addr;
+}
+
+struct thp_count_walk {
+	bool (*vma_ok)(struct vm_area_struct *vma);
+	struct folio *(*thp)(pmd_t pmdval);
+	struct hawkeye_thp_count *count;
+	unsigned int walked;		/* PMDs in this mmap_lock hold */
+	unsigned long resume;		/* where the next hold starts; 0: done */
+};
+
+static int thp_count_test_walk(unsigned long start, unsigned long end,
+			       struct mm_walk *walk)
+{
+	struct thp_count_walk *tw = walk->private;
+
+	return tw->vma_ok(walk->vma) ? 0 : 1;
+}
+
+/**
+ * hawkeye_thp_lock() - lock a PMD that maps a THP of interest
+ * @pmd: the PMD, in a page walk's pmd_entry
+ * @vma: its VMA
+ * @thp: the THP that @pmd maps if it is of interest, else NULL
+ * @folio: set to that THP
+ *
+ * Reschedules first: a walk over a large process calls it many times.
+ *
+ * Return: the PMD's lock, held, or NULL (unlocked) if @pmd maps no THP of
+ * interest.
+ */
+spinlock_t *hawkeye_thp_lock(pmd_t *pmd, struct vm_area_struct *vma,
+			     struct folio *(*thp)(pmd_t pmdval),
+			     struct folio **folio)
+{
+	spinlock_t *ptl;
+
+	cond_resched();
+	ptl = pmd_trans_huge_lock(pmd, vma);
+	if (!ptl)
+		return NULL;
+	*folio = thp(*pmd);
+	if (!*folio) {
+		spin_unlock(ptl);
+		return NULL;
+	}
+	return ptl;
+}
+
+static int thp_count_pmd(pmd_t *pmd, unsigned long addr, unsigned long end,
+			 struct mm_walk *walk)
+{
+	struct thp_count_walk *tw = walk->private;
+	struct folio *folio;
+	spinlock_t *ptl;
+
+	/* A full hold: the next one starts here. */
+	if (tw->walked++ == HAWKEYE_THP_COUNT_BATCH) {
+		tw->resume = addr;
+		return 1;
+	}
+	ptl = hawkeye_thp_lock(pmd, walk->vma, tw->thp, &folio);
+	tw->count->pmds++;
+	if (ptl) {
+		tw->count->nr++;
+		if (pmdp_clear_young_notify(walk->vma, addr & HPAGE_PMD_MASK,
+					    pmd)) {
+			tw->count->young++;
+			hawkeye_keep_access(folio);
+		}
+		spin_unlock(ptl);
+	}
+	return 0;
+}
+
+static const struct mm_walk_ops thp_count_ops = {
+	.test_walk = thp_count_test_walk,
+	.pmd_entry = thp_count_pmd,
+	.walk_lock = PGWALK_RDLOCK,
+};
+
+/**
+ * hawkeye_count_thps() - count a process's THPs, and those accessed
+ * @mm: held by the caller
+ * @vma_ok: the VMAs to look at
+ * @thp: the folio a PMD maps if it counts, else NULL; under the PMD lock
+ * @count: the THPs and those whose accessed bit was set
+ *
+ * Clears the accessed bits it tests (secondary MMUs' included) and
+ * flushes the TLB, so that the next access sets them again: a call opens
+ * a sample window that the next call closes. The accesses are kept for
+ * reclaim and idle page tracking. mmap_lock is held for at most
+ * HAWKEYE_THP_COUNT_BATCH PMDs at a time; a kthread asked to stop stops
+ * between holds. The address space may change between holds: the count
+ * is an estimate.
+ */
+void hawkeye_count_thps(struct mm_struct *mm,
+			bool (*vma_ok)(struct vm_area_struct *vma),
+			struct folio *(*thp)(pmd_t pmdval),
+			struct hawkeye_thp_count *count)
+{
+	struct thp_count_walk tw = { vma_ok, thp, count };
+	unsigned long start = 0;
+
+	do {
+		tw.walked = 0;
+		tw.resume = 0;
+		mmap_read_lock(mm);
+		walk_page_range(mm, start, ULONG_MAX, &thp_count_ops, &tw);
+		mmap_read_unlock(mm);
+		count->holds++;
+		start = tw.resume;
+	} while (start &&
+		 !((current->flags & PF_KTHREAD) && kthread_should_stop()));
+	if (count->nr)
+		flush_tlb_mm(mm);
+}
+
+/*
+ * Promotion's primitives: the accessed bits of a region's base pages, the
+ * regions of a process, the page size a region's use asks for.
+ */
+
+/**
+ * hawkeye_vma_promotable() - may khugepaged collapse this memory?
+ * @vma: an anonymous or other VMA, under mmap_lock
+ *
+ * Return: true for anonymous memory that may have PMD-sized THPs.
+ */
+static bool hawkeye_vma_promotable(struct vm_area_struct *vma)
+{
+	return vma_is_anonymous(vma) &&
+	       thp_vma_allowable_order(vma, vma->vm_flags, TVA_ENFORCE_SYSFS,
+				       PMD_ORDER);
+}
+
+/* Test and clear the accessed bits of secondary MMUs over [@start, @end). */
+static bool secondary_young(struct mm_struct *mm, unsigned long start,
+			    unsigned long end)
+{
+#ifdef CONFIG_MMU_NOTIFIER
+	return mmu_notifier_clear_young(mm, start, end);
+#else
+	return false;	/* no stub for this one in mmu_notifier.h */
+#endif
+}
+
+/* A page table's own accessed bit tells whether its PTEs need reading. */
+static bool table_young_ok(struct mm_struct *mm)
+{
+	return arch_has_hw_nonleaf_pmd_young() && !lru_gen_enabled() &&
+	       !mm_has_notifiers(mm);
 }
 
 /* What hawkeye_young_ptes() reads of a region, PTE by PTE. */
@@ -212,121 +332,6 @@ int hawkeye_young_ptes(struct vm_area_struct *vma, unsigned long addr,
 	if (per_page)
 		*per_page = young ? w.secondary : *per_page || w.secondary;
 	return w.nr;
-}
-
-struct thp_count_walk {
-	bool (*vma_ok)(struct vm_area_struct *vma);
-	struct folio *(*thp)(pmd_t pmdval);
-	struct hawkeye_thp_count *count;
-	unsigned int walked;		/* PMDs in this mmap_lock hold */
-	unsigned long resume;		/* where the next hold starts; 0: done */
-};
-
-static int thp_count_test_walk(unsigned long start, unsigned long end,
-			       struct mm_walk *walk)
-{
-	struct thp_count_walk *tw = walk->private;
-
-	return tw->vma_ok(walk->vma) ? 0 : 1;
-}
-
-/**
- * hawkeye_thp_lock() - lock a PMD that maps a THP of interest
- * @pmd: the PMD, in a page walk's pmd_entry
- * @vma: its VMA
- * @thp: the THP that @pmd maps if it is of interest, else NULL
- * @folio: set to that THP
- *
- * Reschedules first: a walk over a large process calls it many times.
- *
- * Return: the PMD's lock, held, or NULL (unlocked) if @pmd maps no THP of
- * interest.
- */
-spinlock_t *hawkeye_thp_lock(pmd_t *pmd, struct vm_area_struct *vma,
-			     struct folio *(*thp)(pmd_t pmdval),
-			     struct folio **folio)
-{
-	spinlock_t *ptl;
-
-	cond_resched();
-	ptl = pmd_trans_huge_lock(pmd, vma);
-	if (!ptl)
-		return NULL;
-	*folio = thp(*pmd);
-	if (!*folio) {
-		spin_unlock(ptl);
-		return NULL;
-	}
-	return ptl;
-}
-
-static int thp_count_pmd(pmd_t *pmd, unsigned long addr, unsigned long end,
-			 struct mm_walk *walk)
-{
-	struct thp_count_walk *tw = walk->private;
-	struct folio *folio;
-	spinlock_t *ptl;
-
-	/* A full hold: the next one starts here. */
-	if (tw->walked++ == HAWKEYE_THP_COUNT_BATCH) {
-		tw->resume = addr;
-		return 1;
-	}
-	ptl = hawkeye_thp_lock(pmd, walk->vma, tw->thp, &folio);
-	tw->count->pmds++;
-	if (ptl) {
-		tw->count->nr++;
-		if (pmdp_clear_young_notify(walk->vma, addr & HPAGE_PMD_MASK,
-					    pmd)) {
-			tw->count->young++;
-			hawkeye_keep_access(folio);
-		}
-		spin_unlock(ptl);
-	}
-	return 0;
-}
-
-static const struct mm_walk_ops thp_count_ops = {
-	.test_walk = thp_count_test_walk,
-	.pmd_entry = thp_count_pmd,
-	.walk_lock = PGWALK_RDLOCK,
-};
-
-/**
- * hawkeye_count_thps() - count a process's THPs, and those accessed
- * @mm: held by the caller
- * @vma_ok: the VMAs to look at
- * @thp: the folio a PMD maps if it counts, else NULL; under the PMD lock
- * @count: the THPs and those whose accessed bit was set
- *
- * Clears the accessed bits it tests (secondary MMUs' included) and
- * flushes the TLB, so that the next access sets them again: a call opens
- * a sample window that the next call closes. The accesses are kept for
- * reclaim and idle page tracking. mmap_lock is held for at most
- * HAWKEYE_THP_COUNT_BATCH PMDs at a time; a kthread asked to stop stops
- * between holds. The address space may change between holds: the count
- * is an estimate.
- */
-void hawkeye_count_thps(struct mm_struct *mm,
-			bool (*vma_ok)(struct vm_area_struct *vma),
-			struct folio *(*thp)(pmd_t pmdval),
-			struct hawkeye_thp_count *count)
-{
-	struct thp_count_walk tw = { vma_ok, thp, count };
-	unsigned long start = 0;
-
-	do {
-		tw.walked = 0;
-		tw.resume = 0;
-		mmap_read_lock(mm);
-		walk_page_range(mm, start, ULONG_MAX, &thp_count_ops, &tw);
-		mmap_read_unlock(mm);
-		count->holds++;
-		start = tw.resume;
-	} while (start &&
-		 !((current->flags & PF_KTHREAD) && kthread_should_stop()));
-	if (count->nr)
-		flush_tlb_mm(mm);
 }
 
 /**

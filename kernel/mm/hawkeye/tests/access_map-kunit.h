@@ -302,7 +302,55 @@ static void map_test_young_ptes(struct kunit *test)
 }
 #endif
 
+/* The page size a region's use asks for: recovery's judgement of it. */
+static void map_test_best_order(struct kunit *test)
+{
+	unsigned long orders = BIT(HPAGE_PMD_ORDER) | BIT(4) | BIT(0);
+	unsigned int bar = HPAGE_PMD_NR / 2;
+	DECLARE_BITMAP(used, HPAGE_PMD_NR);
+	unsigned int i;
+
+	bitmap_zero(used, HPAGE_PMD_NR);
+	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, orders, bar), 0U);
+
+	bitmap_set(used, 0, 300);		/* dense: 212 unused < 256 */
+	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, orders, bar), HPAGE_PMD_ORDER);
+	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, BIT(4) | BIT(0), bar), 4U);
+
+	/* Every other 64 KB piece whole: 64 KB, not 2 MB (256 unused). */
+	bitmap_zero(used, HPAGE_PMD_NR);
+	for (i = 0; i < HPAGE_PMD_NR; i += 32)
+		bitmap_set(used, i, 16);
+	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, orders, bar), 4U);
+	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, BIT(HPAGE_PMD_ORDER) | BIT(0), bar), 0U);
+
+	/* Every other page: no large size is dense enough. */
+	bitmap_zero(used, HPAGE_PMD_NR);
+	for (i = 0; i < HPAGE_PMD_NR; i += 2)
+		__set_bit(i, used);
+	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, orders | BIT(2), bar), 0U);
+
+	/* 9 of 16 pages of every other 64 KB piece: 7 unused < a bar of 8. */
+	bitmap_zero(used, HPAGE_PMD_NR);
+	for (i = 0; i < HPAGE_PMD_NR; i += 32)
+		bitmap_set(used, i, 9);
+	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, orders, bar), 4U);
+
+	/*
+	 * Pages 100-299, across words and pieces of every size: 256 pages
+	 * leave 312 unused >= 2 * 128, 128 pages 184 < 3 * 64, 64 pages
+	 * 56 < 4 * 32, 32 pages 24 < 7 * 16.
+	 */
+	bitmap_zero(used, HPAGE_PMD_NR);
+	bitmap_set(used, 100, 200);
+	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, BIT(8) | BIT(0), bar), 0U);
+	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, GENMASK(8, 6) | BIT(0), bar), 7U);
+	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, BIT(6) | BIT(0), bar), 6U);
+	KUNIT_EXPECT_EQ(test, hawkeye_best_order(used, BIT(5) | BIT(0), bar), 5U);
+}
+
 static struct kunit_case access_map_test_cases[] = {
+	KUNIT_CASE(map_test_best_order),
 	KUNIT_CASE(map_test_bucket),
 	KUNIT_CASE(map_test_ema),
 	KUNIT_CASE(map_test_moves),
