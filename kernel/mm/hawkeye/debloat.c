@@ -6,9 +6,10 @@
  * memory bloat of huge pages. While more than high_pct of memory is in use,
  * a kernel thread, hawkeye_debloatd, looks for anonymous PMD-mapped THPs of
  * which at least `threshold` 4 KB subpages are zero-filled and splits them,
- * until less than low_pct of memory is in use. This file decides when,
- * where and in which order; split.c examines the THPs and splits them,
- * the zero-filled subpages going to the shared zero page.
+ * until less than low_pct of memory is in use. This file runs the thread
+ * and decides where and in which order; limits.c decides when; split.c
+ * examines the THPs and splits them, the zero-filled subpages going to the
+ * shared zero page.
  *
  * The bar adapts: each episode of recovery (from above high_pct to below
  * low_pct) starts at `threshold`, so the most bloated THPs go first, and
@@ -71,10 +72,8 @@
 #include "../internal.h"
 #include "hawkeye.h"
 
-#define DEBLOAT_POLL		(HZ / 4)	/* idle: look at memory use this often */
 #define DEBLOAT_SAMPLE		HZ	/* accesses are sampled this long per round */
 #define DEBLOAT_MEMCG_SAMPLE	(HZ / 10)	/* ... in a cgroup nearing its limit */
-#define DEBLOAT_AHEAD		HZ	/* a cgroup's use is foreseen this far */
 #define DEBLOAT_BATCH		16	/* most THPs examined per mmap_lock hold */
 #define DEBLOAT_DEFERRED	256	/* most queued THPs looked at per cgroup */
 
@@ -105,125 +104,6 @@ struct debloat_mm {
 	int measured;		/* hawkeye-pmu's measurement, -1: none */
 };
 
-/* Memory in use: all of RAM but what is available without swapping. */
-static unsigned long debloat_in_use(void)
-{
-	unsigned long total = totalram_pages();
-	unsigned long avail = max(si_mem_available(), 0L);
-
-	return total > avail ? total - avail : 0;
-}
-
-/*
- * Watermark hysteresis: recovery starts once more than @high percent of
- * @total pages are in use, or @low percent under memory pressure, and
- * goes on (@active) until less than @low are.
- */
-static bool debloat_wanted(unsigned long in_use, unsigned long total,
-			   bool active, bool pressure, unsigned int high,
-			   unsigned int low)
-{
-	if (active || pressure)
-		return (u64)in_use * 100 >= (u64)low * total;
-	return (u64)in_use * 100 > (u64)high * total;
-}
-
-/**
- * hawkeye_debloat_pressure - is a cgroup's memory pressure high enough?
- * @memcg: the cgroup, NULL for the machine
- *
- * Return: true where PSI's memory pressure is at psi_pct or more.
- */
-bool hawkeye_debloat_pressure(struct mem_cgroup *memcg)
-{
-	unsigned int pct = READ_ONCE(hawkeye_debloat.psi_pct);
-
-	return pct && hawkeye_memcg_psi(memcg) >= pct;
-}
-
-/*
- * @memcg's use and limit (NULL: the machine's); false if it has none. A
- * cgroup's use is net of its reclaimable page cache (hawkeye_memcg_use()).
- */
-static bool debloat_usage(struct mem_cgroup *memcg, unsigned long *in_use,
-			  unsigned long *total)
-{
-#ifdef CONFIG_MEMCG
-	if (memcg) {
-		*total = hawkeye_memcg_limit(memcg);
-		if (*total >= PAGE_COUNTER_MAX)
-			return false;
-		*in_use = hawkeye_memcg_use(memcg);
-		return true;
-	}
-#endif
-	*total = totalram_pages();
-	*in_use = debloat_in_use();
-	return true;
-}
-
-#ifdef CONFIG_MEMCG
-/*
- * A cgroup's use @in_use at @now, DEBLOAT_AHEAD from then if its THPs
- * (@thp pages) go on growing at the rate they grew since the thread last
- * looked (@hm), DEBLOAT_POLL to DEBLOAT_AHEAD before (sooner tells a
- * burst, not a rate). Huge pages are what bloat comes with, and a round
- * takes time: a container that faults THPs fast would otherwise be at its
- * limit before recovery started at high_pct had caught up. Records this
- * look. The thread's alone.
- */
-static unsigned long debloat_use_ahead(struct hawkeye_memcg *hm,
-				       unsigned long in_use, unsigned long thp,
-				       unsigned long now)
-{
-	unsigned long since = now - hm->thp_at, ahead = in_use;
-
-	if (since < DEBLOAT_POLL)
-		return in_use;
-	if (thp > hm->thp && since < DEBLOAT_AHEAD)
-		ahead += (thp - hm->thp) * DEBLOAT_AHEAD / since;
-	hm->thp = thp;
-	hm->thp_at = now;
-	return ahead;
-}
-#endif
-
-/*
- * Should recovery run for @memcg's limit, or the machine's (NULL)? An
- * episode in a cgroup at low_pct or more also starts where its use would
- * exceed high_pct within DEBLOAT_AHEAD as its THPs grow
- * (debloat_use_ahead()).
- */
-static bool debloat_wanted_in(struct mem_cgroup *memcg, bool active)
-{
-	unsigned int high = READ_ONCE(hawkeye_debloat.high_pct);
-	unsigned int low = READ_ONCE(hawkeye_debloat.low_pct);
-	unsigned long in_use, total;
-	bool pressure;
-
-	if (!debloat_usage(memcg, &in_use, &total))
-		return false;
-	if (debloat_wanted(in_use, total, active, false, high, low))
-		return true;
-#ifdef CONFIG_MEMCG
-	if (memcg && !active &&
-	    debloat_wanted(in_use, total, false, true, high, low) &&
-	    debloat_wanted(debloat_use_ahead(&memcg->hawkeye, in_use,
-					     memcg_page_state(memcg, NR_ANON_THPS),
-					     jiffies),
-			   total, false, false, high, low)) {
-		hawkeye_stat_inc(HAWKEYE_STAT_DEBLOAT_MEMCG_AHEAD);
-		return true;
-	}
-#endif
-	pressure = !active && hawkeye_debloat_pressure(memcg);
-	if (pressure && debloat_wanted(in_use, total, false, true, high, low)) {
-		hawkeye_stat_inc(HAWKEYE_STAT_DEBLOAT_PSI_START);
-		return true;
-	}
-	return false;
-}
-
 /**
  * hawkeye_debloat_active - does an episode run for the machine?
  *
@@ -232,17 +112,6 @@ static bool debloat_wanted_in(struct mem_cgroup *memcg, bool active)
 bool hawkeye_debloat_active(void)
 {
 	return READ_ONCE(debloat_active);
-}
-
-/**
- * hawkeye_debloat_goes_on - does recovery in a domain go on?
- * @dom: the domain
- *
- * Return: true while its use is above its low watermark.
- */
-bool hawkeye_debloat_goes_on(struct debloat_domain *dom)
-{
-	return debloat_wanted_in(dom->memcg, true);
 }
 
 /*
@@ -480,7 +349,7 @@ static bool debloat_episode(struct mem_cgroup *memcg, bool *active,
 	bool more;
 
 	if (!READ_ONCE(*active)) {
-		if (!debloat_wanted_in(memcg, false))
+		if (!hawkeye_debloat_wanted_in(memcg, false))
 			return false;
 		/* A new episode: the most bloated THPs first. */
 		WRITE_ONCE(*bar, threshold);
@@ -598,26 +467,6 @@ int hawkeye_debloat_set_enabled(bool on)
 out:
 	mutex_unlock(&debloat_mutex);
 	return ret;
-}
-
-/**
- * hawkeye_debloat_wanted_for - is recovery wanted in reclaim?
- * @memcg: the cgroup whose limit is asked about, NULL for the machine
- * @active: whether an episode runs there
- *
- * Reclaim is memory pressure: from low_pct, as under PSI pressure. Asked
- * for every THP reclaim's shrinker looks at; counts nothing.
- *
- * Return: true if it is.
- */
-bool hawkeye_debloat_wanted_for(struct mem_cgroup *memcg, bool active)
-{
-	unsigned long in_use, total;
-
-	return debloat_usage(memcg, &in_use, &total) &&
-	       debloat_wanted(in_use, total, active, true,
-			      READ_ONCE(hawkeye_debloat.high_pct),
-			      READ_ONCE(hawkeye_debloat.low_pct));
 }
 
 /* The knob table (sysfs.c) checked the bounds: low < high remains. */

@@ -23,18 +23,13 @@
 #include <linux/huge_mm.h>
 #include <linux/khugepaged.h>
 #include <linux/memcontrol.h>
-#include <linux/mmu_notifier.h>
 #include <linux/oom.h>
-#include <linux/pgalloc.h>
 #include <linux/rmap.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/swap.h>
 #include <linux/userfaultfd_k.h>
-#include <linux/vmstat.h>
 #include <linux/workqueue.h>
-#include <asm/tlb.h>
-#include <asm/tlbflush.h>
 
 #include "../internal.h"
 #include "hawkeye.h"
@@ -157,16 +152,6 @@ static void reserve_queue_promote(struct mm_struct *mm, unsigned long haddr)
 	queue_work(system_unbound_wq, &rw->work);
 }
 
-static pte_t reserve_mk_pte(struct vm_area_struct *vma, struct page *page)
-{
-	pte_t entry = mk_pte(page, vma->vm_page_prot);
-
-	entry = pte_sw_mkyoung(entry);
-	if (vma->vm_flags & VM_WRITE)
-		entry = pte_mkwrite(pte_mkdirty(entry), vma);
-	return entry;
-}
-
 /*
  * Map the base page at vmf->address from the reservation of its region,
  * making the reservation if the region is empty. Read faults too take a
@@ -229,15 +214,9 @@ static vm_fault_t reserve_fault(struct vm_fault *vmf)
 		}
 		page = folio_page(folio, idx);
 		clear_user_highpage(page, addr);
-		/* The zeroes before the PTE, as __folio_mark_uptodate(). */
-		smp_wmb();
 		folio_get(folio);
-		folio_add_anon_rmap_ptes(folio, page, 1, vma, addr,
-					 RMAP_EXCLUSIVE);
+		map_anon_folio_page(vmf, folio, page, pte + idx);
 		folio_unlock(folio);
-		add_mm_counter(mm, MM_ANONPAGES, 1);
-		set_pte_at(mm, addr, pte + idx, reserve_mk_pte(vma, page));
-		update_mmu_cache_range(vmf, vma, addr, pte + idx, 1);
 		pte_unmap_unlock(pte, vmf->ptl);
 		hawkeye_stat_inc(HAWKEYE_STAT_FREEBSD_RESERVE_PAGES);
 		if (mapped + 1 == HPAGE_PMD_NR)
@@ -289,13 +268,10 @@ static vm_fault_t reserve_fault(struct vm_fault *vmf)
 	}
 	/* The allocation's reference is the first mapping's. */
 	folio_prepare_new_anon(folio, vma, haddr);
-	folio_add_anon_rmap_ptes(folio, page, 1, vma, addr, RMAP_EXCLUSIVE);
+	map_anon_folio_page(vmf, folio, page, pte + idx);
 	folio_add_lru_vma(folio, vma);
 	/* Partially mapped: memory pressure splits it, freeing the rest. */
 	deferred_split_folio(folio, true);
-	add_mm_counter(mm, MM_ANONPAGES, 1);
-	set_pte_at(mm, addr, pte + idx, reserve_mk_pte(vma, page));
-	update_mmu_cache_range(vmf, vma, addr, pte + idx, 1);
 	pte_unmap_unlock(pte, vmf->ptl);
 	hawkeye_stat_inc(HAWKEYE_STAT_FREEBSD_RESERVE);
 	hawkeye_stat_inc(HAWKEYE_STAT_FREEBSD_RESERVE_PAGES);
@@ -333,27 +309,21 @@ static bool reserve_full(struct vm_area_struct *vma, pmd_t *pmd,
 /*
  * Promote the fully populated reservation at @haddr in place: the 512
  * PTEs that map the folio's pages in order become one PMD mapping of the
- * same folio. Nothing is copied or allocated. Locking as khugepaged's
- * collapse_huge_page(): mmap_lock for writing and the VMA write-locked
- * against faults, the anon_vma lock and the folio lock against rmap
- * walkers, split, migration and reclaim, the PMD cleared and the TLB
- * flushed against GUP-fast and hardware walkers.
+ * same folio, nothing is copied or allocated.
  *
  * Return: 0, -EEXIST if the region is huge already, -EINVAL if it is no
- * longer an eligible region, -EAGAIN if it is not a full reservation (or
- * the folio is busy).
+ * longer an eligible region, -EBUSY if the memory cgroup's cap forbids it,
+ * -EAGAIN if it is not a full reservation (or the folio is busy).
  */
 static int reserve_promote(struct mm_struct *mm, unsigned long haddr)
 {
-	bool write = true, dirty = false, young = false;
-	struct mmu_notifier_range range;
+	unsigned int present, mapped;
 	struct vm_area_struct *vma;
-	spinlock_t *pmd_ptl, *ptl;
-	unsigned int present, mapped, i;
 	struct folio *folio;
-	pmd_t *pmd, _pmd, entry;
-	pte_t *pte;
+	spinlock_t *ptl;
 	int ret = -EINVAL;
+	pmd_t *pmd;
+	pte_t *pte;
 
 	mmap_write_lock(mm);
 	vma = vma_lookup(mm, haddr);
@@ -362,8 +332,7 @@ static int reserve_promote(struct mm_struct *mm, unsigned long haddr)
 	pmd = mm_find_pmd(mm, haddr);
 	if (!pmd)
 		goto out;
-	_pmd = pmdp_get_lockless(pmd);
-	if (pmd_trans_huge(_pmd)) {
+	if (pmd_trans_huge(pmdp_get_lockless(pmd))) {
 		ret = -EEXIST;
 		goto out;
 	}
@@ -382,70 +351,9 @@ static int reserve_promote(struct mm_struct *mm, unsigned long haddr)
 	folio_get(folio);
 	pte_unmap_unlock(pte, ptl);
 
-	vma_start_write(vma);
-	anon_vma_lock_write(vma->anon_vma);
-	mmu_notifier_range_init(&range, MMU_NOTIFY_CLEAR, 0, mm, haddr,
-				haddr + HPAGE_PMD_SIZE);
-	mmu_notifier_invalidate_range_start(&range);
-	pmd_ptl = pmd_lock(mm, pmd);
-	_pmd = pmdp_collapse_flush(vma, haddr, pmd);
-	spin_unlock(pmd_ptl);
-	mmu_notifier_invalidate_range_end(&range);
-	tlb_remove_table_sync_one();
-
-	pte = pte_offset_map_lock(mm, &_pmd, haddr, &ptl);
-	if (!pte)
-		goto restore;
-	if (reserve_find(vma, pte, haddr, &present, &mapped) != folio ||
-	    mapped != HPAGE_PMD_NR)
-		goto restore_unmap;
-	for (i = 0; i < HPAGE_PMD_NR; i++) {
-		pte_t ptent = ptep_get(pte + i);
-
-		if (!PageAnonExclusive(folio_page(folio, i)) ||
-		    pte_uffd_wp(ptent))
-			goto restore_unmap;
-		write &= pte_write(ptent);
-		dirty |= pte_dirty(ptent);
-		young |= pte_young(ptent);
-	}
-	for (i = 0; i < HPAGE_PMD_NR; i++)
-		ptep_clear(mm, haddr + i * PAGE_SIZE, pte + i);
-	/* 512 PTE mappings and references become one PMD mapping. */
-	folio_remove_rmap_ptes(folio, folio_page(folio, 0), HPAGE_PMD_NR, vma);
-	for (i = 1; i < HPAGE_PMD_NR; i++)
-		ClearPageAnonExclusive(folio_page(folio, i));
-	pte_unmap_unlock(pte, ptl);
-
-	entry = mk_huge_pmd(&folio->page, vma->vm_page_prot);
-	if (write)
-		entry = maybe_pmd_mkwrite(pmd_mkdirty(entry), vma);
-	else if (dirty)
-		entry = pmd_mkdirty(entry);
-	if (young)
-		entry = pmd_mkyoung(entry);
-
-	spin_lock(pmd_ptl);
-	folio_add_anon_rmap_pmd(folio, &folio->page, vma, haddr,
-				RMAP_EXCLUSIVE);
-	folio_ref_sub(folio, HPAGE_PMD_NR - 1);
-	pgtable_trans_huge_deposit(mm, pmd, pmd_pgtable(_pmd));
-	set_pmd_at(mm, haddr, pmd, entry);
-	update_mmu_cache_pmd(vma, haddr, pmd);
-	spin_unlock(pmd_ptl);
-	folio_set_fully_mapped(folio);
-	hawkeye_stat_inc(HAWKEYE_STAT_FREEBSD_PROMOTE_INPLACE);
-	ret = 0;
-	goto unlock;
-
-restore_unmap:
-	pte_unmap_unlock(pte, ptl);
-restore:
-	spin_lock(pmd_ptl);
-	pmd_populate(mm, pmd, pmd_pgtable(_pmd));
-	spin_unlock(pmd_ptl);
-unlock:
-	anon_vma_unlock_write(vma->anon_vma);
+	ret = collapse_anon_folio_in_place(vma, haddr, pmd, folio);
+	if (!ret)
+		hawkeye_stat_inc(HAWKEYE_STAT_FREEBSD_PROMOTE_INPLACE);
 	folio_unlock(folio);
 	folio_put(folio);
 out:

@@ -296,6 +296,8 @@ struct hawkeye_debloat_params {
 };
 
 #define HAWKEYE_DEBLOAT_MAX_RATE	(1U << 20)
+/* Idle, the recovery thread looks at memory use this often. */
+#define DEBLOAT_POLL		(HZ / 4)
 
 extern struct hawkeye_debloat_params hawkeye_debloat;
 
@@ -331,10 +333,13 @@ struct debloat_walk {
 	bool split;		/* a folio was split */
 };
 
+bool hawkeye_debloat_active(void);
+
+/* limits.c: when recovery runs, and what it asks of the rest of mm */
 bool hawkeye_debloat_goes_on(struct debloat_domain *dom);
+bool hawkeye_debloat_wanted_in(struct mem_cgroup *memcg, bool active);
 bool hawkeye_debloat_wanted_for(struct mem_cgroup *memcg, bool active);
 bool hawkeye_debloat_pressure(struct mem_cgroup *memcg);
-bool hawkeye_debloat_active(void);
 
 /* split.c: recovery's mechanism */
 bool hawkeye_debloat_vma_suitable(struct vm_area_struct *vma);
@@ -489,10 +494,16 @@ struct hawkeye_mm {
 	bool in_pass;			/* in the open sample window (thread) */
 	unsigned long promotions;
 	unsigned long promote_failed;
-	struct hawkeye_access_map map;	/* hawkeye-g, hawkeye-pmu */
+	/*
+	 * The state of one policy, the one whose ops it was made for: a
+	 * record is freed, not converted, when the state changes.
+	 */
+	union {
+		struct hawkeye_access_map map;	/* hawkeye-g, hawkeye-pmu */
 #ifdef CONFIG_HAWKEYE_BASELINES
-	struct hawkeye_baseline_mm baseline;	/* ingens, freebsd */
+		struct hawkeye_baseline_mm baseline;	/* ingens, freebsd */
 #endif
+	};
 };
 
 /* Where round-robin goes on: the bucket and the process served last. */

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What bloat recovery (debloat.c) asks of the rest of mm while memory is
- * tight: khugepaged collapses no range that recovery would split again,
- * and reclaim's THP shrinker splits with recovery's bar, to the largest
- * dense mTHP size where debloat/mthp is on.
+ * Bloat recovery (debloat.c) and memory's limits: when memory is tight
+ * enough for recovery, the machine's or a memory cgroup's (the watermarks,
+ * PSI, a cgroup's THP growth), and what recovery asks of the rest of mm
+ * meanwhile: khugepaged collapses no range that recovery would split
+ * again, and reclaim's THP shrinker splits with recovery's bar, to the
+ * largest dense mTHP size where debloat/mthp is on.
  *
  * See Documentation/admin-guide/mm/hawkeye.rst.
  */
@@ -14,6 +16,163 @@
 
 #include "../internal.h"
 #include "hawkeye.h"
+
+#define DEBLOAT_AHEAD	HZ	/* a cgroup's use is foreseen this far */
+
+/* Memory in use: all of RAM but what is available without swapping. */
+static unsigned long debloat_in_use(void)
+{
+	unsigned long total = totalram_pages();
+	unsigned long avail = max(si_mem_available(), 0L);
+
+	return total > avail ? total - avail : 0;
+}
+
+/*
+ * Watermark hysteresis: recovery starts once more than @high percent of
+ * @total pages are in use, or @low percent under memory pressure, and
+ * goes on (@active) until less than @low are.
+ */
+static bool debloat_wanted(unsigned long in_use, unsigned long total,
+			   bool active, bool pressure, unsigned int high,
+			   unsigned int low)
+{
+	if (active || pressure)
+		return (u64)in_use * 100 >= (u64)low * total;
+	return (u64)in_use * 100 > (u64)high * total;
+}
+
+/**
+ * hawkeye_debloat_pressure - is a cgroup's memory pressure high enough?
+ * @memcg: the cgroup, NULL for the machine
+ *
+ * Return: true where PSI's memory pressure is at psi_pct or more.
+ */
+bool hawkeye_debloat_pressure(struct mem_cgroup *memcg)
+{
+	unsigned int pct = READ_ONCE(hawkeye_debloat.psi_pct);
+
+	return pct && hawkeye_memcg_psi(memcg) >= pct;
+}
+
+/*
+ * @memcg's use and limit (NULL: the machine's); false if it has none. A
+ * cgroup's use is net of its reclaimable page cache (hawkeye_memcg_use()).
+ */
+static bool debloat_usage(struct mem_cgroup *memcg, unsigned long *in_use,
+			  unsigned long *total)
+{
+#ifdef CONFIG_MEMCG
+	if (memcg) {
+		*total = hawkeye_memcg_limit(memcg);
+		if (*total >= PAGE_COUNTER_MAX)
+			return false;
+		*in_use = hawkeye_memcg_use(memcg);
+		return true;
+	}
+#endif
+	*total = totalram_pages();
+	*in_use = debloat_in_use();
+	return true;
+}
+
+#ifdef CONFIG_MEMCG
+/*
+ * A cgroup's use @in_use at @now, DEBLOAT_AHEAD from then if its THPs
+ * (@thp pages) go on growing at the rate they grew since the thread last
+ * looked (@hm), DEBLOAT_POLL to DEBLOAT_AHEAD before (sooner tells a
+ * burst, not a rate). Huge pages are what bloat comes with, and a round
+ * takes time: a container that faults THPs fast would otherwise be at its
+ * limit before recovery started at high_pct had caught up. Records this
+ * look. The thread's alone.
+ */
+static unsigned long debloat_use_ahead(struct hawkeye_memcg *hm,
+				       unsigned long in_use, unsigned long thp,
+				       unsigned long now)
+{
+	unsigned long since = now - hm->thp_at, ahead = in_use;
+
+	if (since < DEBLOAT_POLL)
+		return in_use;
+	if (thp > hm->thp && since < DEBLOAT_AHEAD)
+		ahead += (thp - hm->thp) * DEBLOAT_AHEAD / since;
+	hm->thp = thp;
+	hm->thp_at = now;
+	return ahead;
+}
+#endif
+
+/**
+ * hawkeye_debloat_wanted_in - should recovery run for a limit?
+ * @memcg: the cgroup whose limit is asked about, NULL for the machine
+ * @active: whether an episode runs there
+ *
+ * An episode in a cgroup at low_pct or more also starts where its use
+ * would exceed high_pct within DEBLOAT_AHEAD as its THPs grow
+ * (debloat_use_ahead()). Counts the episodes started that way or by PSI.
+ *
+ * Return: true if it should.
+ */
+bool hawkeye_debloat_wanted_in(struct mem_cgroup *memcg, bool active)
+{
+	unsigned int high = READ_ONCE(hawkeye_debloat.high_pct);
+	unsigned int low = READ_ONCE(hawkeye_debloat.low_pct);
+	unsigned long in_use, total;
+	bool pressure;
+
+	if (!debloat_usage(memcg, &in_use, &total))
+		return false;
+	if (debloat_wanted(in_use, total, active, false, high, low))
+		return true;
+#ifdef CONFIG_MEMCG
+	if (memcg && !active &&
+	    debloat_wanted(in_use, total, false, true, high, low) &&
+	    debloat_wanted(debloat_use_ahead(&memcg->hawkeye, in_use,
+					     memcg_page_state(memcg, NR_ANON_THPS),
+					     jiffies),
+			   total, false, false, high, low)) {
+		hawkeye_stat_inc(HAWKEYE_STAT_DEBLOAT_MEMCG_AHEAD);
+		return true;
+	}
+#endif
+	pressure = !active && hawkeye_debloat_pressure(memcg);
+	if (pressure && debloat_wanted(in_use, total, false, true, high, low)) {
+		hawkeye_stat_inc(HAWKEYE_STAT_DEBLOAT_PSI_START);
+		return true;
+	}
+	return false;
+}
+
+/**
+ * hawkeye_debloat_goes_on - does recovery in a domain go on?
+ * @dom: the domain
+ *
+ * Return: true while its use is above its low watermark.
+ */
+bool hawkeye_debloat_goes_on(struct debloat_domain *dom)
+{
+	return hawkeye_debloat_wanted_in(dom->memcg, true);
+}
+
+/**
+ * hawkeye_debloat_wanted_for - is recovery wanted in reclaim?
+ * @memcg: the cgroup whose limit is asked about, NULL for the machine
+ * @active: whether an episode runs there
+ *
+ * Reclaim is memory pressure: from low_pct, as under PSI pressure. Asked
+ * for every THP reclaim's shrinker looks at; counts nothing.
+ *
+ * Return: true if it is.
+ */
+bool hawkeye_debloat_wanted_for(struct mem_cgroup *memcg, bool active)
+{
+	unsigned long in_use, total;
+
+	return debloat_usage(memcg, &in_use, &total) &&
+	       debloat_wanted(in_use, total, active, true,
+			      READ_ONCE(hawkeye_debloat.high_pct),
+			      READ_ONCE(hawkeye_debloat.low_pct));
+}
 
 /*
  * In memory cgroups, a collapse grows the usage by the empty and zero-page
@@ -202,3 +361,7 @@ int hawkeye_split_underused(struct folio *folio)
 		return split_folio(folio);
 	return hawkeye_debloat_split_pieces(folio, highest_order(orders), bar);
 }
+
+#ifdef CONFIG_HAWKEYE_LIMITS_KUNIT_TEST
+#include "tests/limits-kunit.h"
+#endif
