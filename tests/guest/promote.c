@@ -961,6 +961,10 @@ TEST_F_TIMEOUT(promote, proc_pid_hawkeye_is_consistent, 120)
 	EXPECT_GE(v[19], 2);
 	EXPECT_EQ(0, v[20]);
 	EXPECT_EQ(0, v[22]);		/* bloat recovery is off */
+	/* Its record holds an access map, no baseline state: those read 0. */
+	EXPECT_EQ(0, v[16]);
+	EXPECT_EQ(0, v[17]);
+	EXPECT_EQ(0, v[18]);
 	/* The swept half is hot, the rest cold: 8 regions high, 8 in bucket 0. */
 	EXPECT_EQ(8, v[2]);
 	EXPECT_GE(v[12], 8 * 256);

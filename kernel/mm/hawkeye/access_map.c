@@ -440,7 +440,7 @@ void hawkeye_access_map_show(struct seq_file *m, struct hawkeye_mm *hm)
 	unsigned long best[HPAGE_PMD_ORDER + 1] = {};
 	int b, measured = -1;
 
-	if (hm && hm->ops->state == &hawkeye_access_map_state) {
+	if (hm) {
 		mutex_lock(&hm->lock);
 		memcpy(nr, hm->map.nr, sizeof(nr));
 		memcpy(best, hm->map.nr_best, sizeof(best));

@@ -412,7 +412,7 @@ static int debloat_thread_fn(void *unused)
 		ran = debloat_episode(NULL, &debloat_active, &debloat_current_threshold);
 		ran |= debloat_memcgs();
 		if (!ran)
-			schedule_timeout_interruptible(DEBLOAT_POLL);
+			schedule_timeout_interruptible(HAWKEYE_DEBLOAT_POLL);
 	}
 	return 0;
 }

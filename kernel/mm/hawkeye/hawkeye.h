@@ -9,9 +9,10 @@
  *   fault.c       ... its side of the fault path; how faults clear
  *   zeroed.c      the index of zeroed free blocks the allocator looks in
  *   debloat.c     bloat recovery, of the machine and inside memory cgroups:
- *                 when, where, in which order
+ *                 the thread, where, in which order
  *   split.c       ... its mechanism: zero-filled subpages, the splits
- *   limits.c      ... its limits on khugepaged and reclaim's THP shrinker
+ *   limits.c      ... when it runs, its limits on khugepaged and reclaim's
+ *                 THP shrinker
  *   memcg.c       memory cgroups: limits, pressure, memory.thp.*
  *   registry.c    the processes promotion works on, a record each
  *   promote.c     promotion: the policy table and switch, the thread
@@ -297,7 +298,7 @@ struct hawkeye_debloat_params {
 
 #define HAWKEYE_DEBLOAT_MAX_RATE	(1U << 20)
 /* Idle, the recovery thread looks at memory use this often. */
-#define DEBLOAT_POLL		(HZ / 4)
+#define HAWKEYE_DEBLOAT_POLL	(HZ / 4)
 
 extern struct hawkeye_debloat_params hawkeye_debloat;
 
@@ -542,9 +543,9 @@ struct hawkeye_policy_state {
  * @measured:	a process's measured MMU overhead, 1/100 %; -1: none
  * @set_measured: record it (1/100 %, -1: forget it); kept by the
  *		policies that keep measurements whichever of them runs
- * @show:	its lines of /proc/<pid>/hawkeye, for any process (zeros for
- *		one it keeps no state of; NULL: the record); shown once for
- *		the policies that share it
+ * @show:	its lines of /proc/<pid>/hawkeye, for any process: given its
+ *		record where that holds this policy's state, NULL (zeros)
+ *		otherwise; shown once for the policies that share it
  *
  * The linux policy has no hooks: khugepaged promotes as upstream. The
  * promotion thread, the switch and the fault hook call through the table

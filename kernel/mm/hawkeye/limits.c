@@ -80,8 +80,8 @@ static bool debloat_usage(struct mem_cgroup *memcg, unsigned long *in_use,
 /*
  * A cgroup's use @in_use at @now, DEBLOAT_AHEAD from then if its THPs
  * (@thp pages) go on growing at the rate they grew since the thread last
- * looked (@hm), DEBLOAT_POLL to DEBLOAT_AHEAD before (sooner tells a
- * burst, not a rate). Huge pages are what bloat comes with, and a round
+ * looked (@hm), HAWKEYE_DEBLOAT_POLL to DEBLOAT_AHEAD before (sooner
+ * tells a burst, not a rate). Huge pages are what bloat comes with, and a round
  * takes time: a container that faults THPs fast would otherwise be at its
  * limit before recovery started at high_pct had caught up. Records this
  * look. The thread's alone.
@@ -92,7 +92,7 @@ static unsigned long debloat_use_ahead(struct hawkeye_memcg *hm,
 {
 	unsigned long since = now - hm->thp_at, ahead = in_use;
 
-	if (since < DEBLOAT_POLL)
+	if (since < HAWKEYE_DEBLOAT_POLL)
 		return in_use;
 	if (thp > hm->thp && since < DEBLOAT_AHEAD)
 		ahead += (thp - hm->thp) * DEBLOAT_AHEAD / since;
@@ -110,6 +110,7 @@ static unsigned long debloat_use_ahead(struct hawkeye_memcg *hm,
  * An episode in a cgroup at low_pct or more also starts where its use
  * would exceed high_pct within DEBLOAT_AHEAD as its THPs grow
  * (debloat_use_ahead()). Counts the episodes started that way or by PSI.
+ * The recovery thread's alone: it records each look at a cgroup.
  *
  * Return: true if it should.
  */

@@ -386,21 +386,31 @@ int hawkeye_promote_set_ms(unsigned int *knob, unsigned int ms)
  * @hm: the process's record, or NULL
  *
  * Each policy's lines once, in the order of the policy table, whichever
- * policy runs: the file has the same lines under every policy.
+ * policy runs: the file has the same lines under every policy. A policy
+ * whose state the record does not hold shows zeros (its show gets NULL).
  */
 void hawkeye_promote_show(struct seq_file *m, struct hawkeye_mm *hm)
 {
 	unsigned int i, j;
 
 	for (i = 0; i < ARRAY_SIZE(policies); i++) {
+		struct hawkeye_mm *own = NULL;
+
 		if (!policies[i] || !policies[i]->show)
 			continue;
 		/* Policies that share their lines: once, at the first. */
 		for (j = 0; j < i; j++)
 			if (policies[j] && policies[j]->show == policies[i]->show)
 				break;
-		if (j == i)
-			policies[i]->show(m, hm);
+		if (j < i)
+			continue;
+		/* The record holds one policy's state: only its lines read it. */
+		for (j = i; j < ARRAY_SIZE(policies); j++)
+			if (hm && policies[j] &&
+			    policies[j]->show == policies[i]->show &&
+			    policies[j]->state == hm->ops->state)
+				own = hm;
+		policies[i]->show(m, own);
 	}
 }
 

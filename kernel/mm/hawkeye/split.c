@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * HawkEye bloat recovery's mechanism: which THPs (and mTHPs) have enough
- * zero-filled subpages, and their split. debloat.c decides when, where
- * and in which order; this file walks a process's page tables for it and
- * splits what is at or past the bar.
+ * zero-filled subpages, and their split. limits.c decides when, debloat.c
+ * where and in which order; this file walks a process's page tables for it
+ * and splits what is at or past the bar.
  *
  * A THP goes to the highest mTHP order enabled for its VMA below its own
  * (with debloat/mthp on) or to order 0, where the split itself maps the

@@ -36,9 +36,9 @@ static void limits_test_hysteresis(struct kunit *test)
 /*
  * A cgroup's use foreseen a second ahead as its THPs grow: 100 pages of
  * THPs more in half a second is 200 more in a second; looks sooner than
- * DEBLOAT_POLL after the last neither foresee nor count as a look; a look
- * DEBLOAT_AHEAD or more after the last, or with fewer THPs, foresees
- * nothing; use that grows without THPs is not foreseen.
+ * HAWKEYE_DEBLOAT_POLL after the last neither foresee nor count as a
+ * look; a look DEBLOAT_AHEAD or more after the last, or with fewer THPs,
+ * foresees nothing; use that grows without THPs is not foreseen.
  */
 static void limits_test_use_ahead(struct kunit *test)
 {
