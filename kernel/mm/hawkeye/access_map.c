@@ -39,6 +39,7 @@
 
 #include "../internal.h"
 #include "hawkeye.h"
+#include "promote.h"
 
 #include <trace/events/hawkeye.h>
 

@@ -19,6 +19,7 @@
 
 #include "../internal.h"
 #include "hawkeye.h"
+#include "promote.h"
 
 #include <trace/events/hawkeye.h>
 

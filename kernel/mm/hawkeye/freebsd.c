@@ -33,6 +33,7 @@
 
 #include "../internal.h"
 #include "hawkeye.h"
+#include "promote.h"
 
 /* The per-process state freebsd keeps. */
 static const struct hawkeye_policy_state freebsd_state = { "freebsd" };

@@ -31,6 +31,7 @@
 
 #include "../internal.h"
 #include "hawkeye.h"
+#include "promote.h"
 
 #include <trace/events/hawkeye.h>
 

@@ -26,6 +26,7 @@
 #include <linux/slab.h>
 
 #include "hawkeye.h"
+#include "promote.h"
 
 DEFINE_STATIC_KEY_FALSE(hawkeye_huge_cap_key);
 

@@ -31,6 +31,7 @@
 #include <linux/swap.h>
 
 #include "hawkeye.h"
+#include "promote.h"
 
 /* Virtual time a region costs a cgroup of weight 1. */
 #define ORDER_VTIME_UNIT	(1U << 20)

@@ -10,6 +10,7 @@
 #include <linux/seq_file.h>
 
 #include "hawkeye.h"
+#include "promote.h"
 
 #ifdef CONFIG_HAWKEYE_PROMOTE
 /* Promotion's part: the policy's lines, then what the thread did. */

@@ -33,6 +33,7 @@
 #include <linux/vmstat.h>
 
 #include "hawkeye.h"
+#include "promote.h"
 
 #include <trace/events/hawkeye.h>
 

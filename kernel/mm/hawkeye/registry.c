@@ -27,6 +27,7 @@
 #include <linux/vmstat.h>
 
 #include "hawkeye.h"
+#include "promote.h"
 
 #define REGISTRY_HASH_BITS	10
 

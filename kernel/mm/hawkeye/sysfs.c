@@ -20,6 +20,7 @@
 #include <linux/vmstat.h>
 
 #include "hawkeye.h"
+#include "promote.h"
 
 /**
  * struct hawkeye_knob - a numeric knob
