@@ -37,8 +37,8 @@ static struct hawkeye_region *map_test_add(struct kunit *test,
 }
 
 /* The regions of bucket @b, head to tail, as 2 MB indexes. */
-static int map_test_bucket_list(struct hawkeye_mm *hm, int b,
-				unsigned long *idx, int max)
+static int __maybe_unused map_test_bucket_list(struct hawkeye_mm *hm, int b,
+					       unsigned long *idx, int max)
 {
 	struct hawkeye_region *r;
 	int n = 0;

@@ -9,7 +9,6 @@
 
 #include <kunit/test.h>
 #include <linux/mman.h>
-#include <linux/seq_file.h>
 #include <linux/uaccess.h>
 
 #include "access_map-fixtures-kunit.h"
@@ -304,28 +303,6 @@ static void map_test_young_ptes(struct kunit *test)
 #endif
 
 /* The page size a region's use asks for: recovery's judgement of it. */
-/*
- * /proc/<pid>/hawkeye hands a record to the lines of the policies that
- * keep its state only: the baselines' lines of a hawkeye-g process, whose
- * record holds an access map in their place, read zero.
- */
-static void map_test_show(struct kunit *test)
-{
-	struct hawkeye_mm *hm = map_test_mm(test, 1);
-	struct seq_file m = { .size = PAGE_SIZE };
-
-	m.buf = kunit_kzalloc(test, m.size, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, m.buf);
-	map_test_add(test, hm, 1, 300);
-	hawkeye_promote_show(&m, hm);
-	KUNIT_EXPECT_NOT_NULL(test, strstr(m.buf, "regions 1\n"));
-	if (IS_ENABLED(CONFIG_HAWKEYE_BASELINES))
-		KUNIT_EXPECT_NOT_NULL_MSG(test,
-			strstr(m.buf, "\nhuge 0\nidle_huge 0\ningens_metric 0\n"),
-			"%s", m.buf);
-	map_test_free(hm);
-}
-
 static void map_test_best_order(struct kunit *test)
 {
 	unsigned long orders = BIT(HPAGE_PMD_ORDER) | BIT(4) | BIT(0);
@@ -378,7 +355,6 @@ static struct kunit_case access_map_test_cases[] = {
 	KUNIT_CASE(map_test_ema),
 	KUNIT_CASE(map_test_moves),
 	KUNIT_CASE(map_test_population),
-	KUNIT_CASE(map_test_show),
 #ifdef CONFIG_MMU_NOTIFIER
 	KUNIT_CASE(map_test_young_ptes),
 #endif

@@ -2,7 +2,8 @@
 /*
  * KUnit tests of the baseline policies, built into ingens.c so that they
  * reach its static functions: FMFI, Ingens' metric and the order in which
- * it serves processes, the utilisation rule, the policy table; and a
+ * it serves processes, the utilisation rule, the policy table, which
+ * record /proc/<pid>/hawkeye reads for the baselines' lines; and a
  * FreeBSD reservation fault in an address space being torn down.
  */
 #ifndef _MM_HAWKEYE_INGENS_KUNIT_H
@@ -10,6 +11,9 @@
 
 #include <kunit/test.h>
 #include <linux/mman.h>
+#include <linux/seq_file.h>
+
+#include "access_map-fixtures-kunit.h"
 
 static void ingens_test_fmfi(struct kunit *test)
 {
@@ -151,6 +155,50 @@ static void ingens_test_pick(struct kunit *test)
 	hawkeye_ingens.idle_penalty = penalty;
 }
 
+/* What /proc/<pid>/hawkeye shows of @hm, in @buf (a page). */
+static void ingens_test_show_into(struct kunit *test, struct hawkeye_mm *hm,
+				  char *buf)
+{
+	struct seq_file m = { .buf = buf, .size = PAGE_SIZE };
+
+	memset(buf, 0, PAGE_SIZE);
+	hawkeye_promote_show(&m, hm);
+}
+
+/*
+ * A record holds one policy's state (a union): the lines of a policy that
+ * keeps another state read zeros, not the other state's bytes.
+ */
+static void ingens_test_show(struct kunit *test)
+{
+	struct hawkeye_mm *g = map_test_mm(test, 1);
+	struct hawkeye_mm *ingens = kunit_kzalloc(test, sizeof(*ingens),
+						  GFP_KERNEL);
+	char *buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, ingens);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	map_test_add(test, g, 1, 300);
+	ingens_test_show_into(test, g, buf);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "regions 1\n"));
+	KUNIT_EXPECT_NOT_NULL_MSG(test,
+		strstr(buf, "\nhuge 0\nidle_huge 0\ningens_metric 0\n"),
+		"%s", buf);
+	map_test_free(g);
+
+	ingens->ops = &hawkeye_ingens_ops;
+	ingens->baseline.nr_huge = 3;
+	ingens_test_show_into(test, ingens, buf);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, "regions 0\n"), "%s", buf);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, "\nhuge 3\n"), "%s", buf);
+
+	/* freebsd's lines are ingens' (shown once): its record reaches them. */
+	ingens->ops = &hawkeye_freebsd_ops;
+	ingens_test_show_into(test, ingens, buf);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, "regions 0\n"), "%s", buf);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, "\nhuge 3\n"), "%s", buf);
+}
+
 static void ingens_test_policy_names(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, hawkeye_promote_parse_policy("ingens"),
@@ -184,6 +232,9 @@ static void ingens_test_reserve_unstable(struct kunit *test)
 	struct mm_struct *mm;
 	int err;
 
+	/* THP "never": no reservation is made, nothing to test. */
+	if (!hugepage_global_enabled())
+		kunit_skip(test, "transparent_hugepage/enabled is never");
 	uaddr = kunit_vm_mmap(test, NULL, 0, 2 * HPAGE_PMD_SIZE, PROT_READ | PROT_WRITE,
 			      MAP_PRIVATE | MAP_ANONYMOUS, 0);
 	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(uaddr));
@@ -212,6 +263,7 @@ static struct kunit_case ingens_test_cases[] = {
 	KUNIT_CASE(ingens_test_metric),
 	KUNIT_CASE(ingens_test_qualifies),
 	KUNIT_CASE(ingens_test_pick),
+	KUNIT_CASE(ingens_test_show),
 	KUNIT_CASE(ingens_test_policy_names),
 	KUNIT_CASE(ingens_test_reserve_unstable),
 	{}
