@@ -77,7 +77,7 @@ struct hawkeye_access_map {
 
 #ifdef CONFIG_HAWKEYE_BASELINES
 /*
- * A process's state under ingens and freebsd (baseline.c). Only the thread
+ * A process's state under the baselines (baseline.c). Only the thread
  * writes it; readers use READ_ONCE().
  */
 struct hawkeye_baseline_mm {
@@ -117,7 +117,7 @@ struct hawkeye_mm {
 	union {
 		struct hawkeye_access_map map;	/* hawkeye-g, hawkeye-pmu */
 #ifdef CONFIG_HAWKEYE_BASELINES
-		struct hawkeye_baseline_mm baseline;	/* ingens, freebsd */
+		struct hawkeye_baseline_mm baseline;	/* the baselines */
 #endif
 	};
 };
@@ -257,7 +257,7 @@ extern const struct hawkeye_policy_ops hawkeye_freebsd_ops;
 /* ingens.c */
 u64 hawkeye_ingens_metric(unsigned long huge, unsigned long idle);
 
-/* baseline.c: what ingens and freebsd share */
+/* baseline.c: what the baselines share */
 void hawkeye_baseline_start(void);
 void hawkeye_baseline_stop(void);
 void hawkeye_baseline_sample(struct hawkeye_mm *hm, unsigned long pass);
@@ -267,7 +267,7 @@ void hawkeye_baseline_account(struct mm_struct *mm, const char *policy,
 			  unsigned int fmfi, u64 metric, int result);
 
 /**
- * struct hawkeye_baseline_rules - what ingens and freebsd promote, and how
+ * struct hawkeye_baseline_rules - what a baseline promotes, and how
  * @name:	the policy, for the trace event
  * @pick:	the process that gets the next promotion, or NULL
  * @qualifies:	is the region at @addr promoted now? its utilisation (base

@@ -318,7 +318,8 @@ void hawkeye_mm_account(struct hawkeye_mm *hm, int result)
  * of them runs, for a switch to one that uses them.
  *
  * Return: 0; -EINVAL for a bad value, -ESRCH for no such process (or one
- * that has exited), -ENOENT if it has no memory that promotion manages.
+ * that has exited), -ENOENT if promotion manages none of its memory or
+ * its record is kept by a policy that keeps no measurements.
  */
 int hawkeye_promote_set_measured(pid_t pid, int overhead)
 {

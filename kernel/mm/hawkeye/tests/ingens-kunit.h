@@ -156,8 +156,7 @@ static void ingens_test_pick(struct kunit *test)
 }
 
 /* What /proc/<pid>/hawkeye shows of @hm, in @buf (a page). */
-static void ingens_test_show_into(struct kunit *test, struct hawkeye_mm *hm,
-				  char *buf)
+static void ingens_test_show_into(struct hawkeye_mm *hm, char *buf)
 {
 	struct seq_file m = { .buf = buf, .size = PAGE_SIZE };
 
@@ -179,7 +178,7 @@ static void ingens_test_show(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, ingens);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	map_test_add(test, g, 1, 300);
-	ingens_test_show_into(test, g, buf);
+	ingens_test_show_into(g, buf);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "regions 1\n"));
 	KUNIT_EXPECT_NOT_NULL_MSG(test,
 		strstr(buf, "\nhuge 0\nidle_huge 0\ningens_metric 0\n"),
@@ -188,13 +187,13 @@ static void ingens_test_show(struct kunit *test)
 
 	ingens->ops = &hawkeye_ingens_ops;
 	ingens->baseline.nr_huge = 3;
-	ingens_test_show_into(test, ingens, buf);
+	ingens_test_show_into(ingens, buf);
 	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, "regions 0\n"), "%s", buf);
 	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, "\nhuge 3\n"), "%s", buf);
 
 	/* freebsd's lines are ingens' (shown once): its record reaches them. */
 	ingens->ops = &hawkeye_freebsd_ops;
-	ingens_test_show_into(test, ingens, buf);
+	ingens_test_show_into(ingens, buf);
 	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, "regions 0\n"), "%s", buf);
 	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, "\nhuge 3\n"), "%s", buf);
 }
