@@ -223,7 +223,7 @@ static int map_test_young(unsigned long addr, unsigned long *young,
  * closing reads them and leaves them for reclaim. A region whose page
  * table was not accessed since is skipped where the CPU marks tables
  * accessed, and one access is seen again. A secondary MMU is asked once
- * per 2 MB region (review finding C3) where it saw no access.
+ * per 2 MB region where it saw no access.
  */
 static void map_test_young_ptes(struct kunit *test)
 {
@@ -261,7 +261,7 @@ static void map_test_young_ptes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, skipped, 3 * hw);
 
 	/*
-	 * A secondary MMU saw one page accessed (review finding C6): its
+	 * A secondary MMU saw one page accessed: its
 	 * range answer marks no page young, it makes the next windows ask
 	 * page by page, and then only that page counts. The CPU's bits are
 	 * old (the windows above cleared them).

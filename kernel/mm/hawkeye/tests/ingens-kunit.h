@@ -222,7 +222,7 @@ static unsigned long ingens_test_reserve_pages(struct kunit *test)
 /*
  * A reservation maps none of its pages into an address space the OOM
  * reaper has begun to tear down (MMF_UNSTABLE): the fault is SIGBUS, as
- * do_anonymous_page()'s (review finding A2).
+ * do_anonymous_page()'s.
  */
 static void ingens_test_reserve_unstable(struct kunit *test)
 {

@@ -593,7 +593,7 @@ static int pa_test_refills(struct zone *zone, int mt, unsigned int alloc_flags, 
 
 /*
  * A stranded zeroed block (marked, but not in the index) costs the 4 KB
- * faults nothing (review finding C8): their __GFP_ZERO allocations refill
+ * faults nothing: their __GFP_ZERO allocations refill
  * their pcp list, under the zone lock, no more often than allocations
  * without pre-zeroing refill theirs.
  */
@@ -678,7 +678,7 @@ static void pa_test_pcp_recycles(struct kunit *test)
 }
 
 /*
- * Free page reporting's blocks are not reused first (review finding C4):
+ * Free page reporting's blocks are not reused first:
  * with pre-zeroing on, a reported block put back goes to the tail, as
  * upstream puts it, and a block freed before it is taken first.
  */
@@ -934,8 +934,8 @@ static void pa_test_putback(struct kunit *test)
 /*
  * With pre-zeroing on: a movable __GFP_ZERO page comes from a zeroed
  * block and reads zero; kernel __GFP_ZERO allocations (get_zeroed_page(),
- * vzalloc()) and bulk allocations do not look for zeroed pages (review
- * finding C1), read zero, and a bulk allocation is never short.
+ * vzalloc()) and bulk allocations do not look for zeroed pages, read
+ * zero, and a bulk allocation is never short.
  */
 static void pa_test_zeroed_allocations(struct kunit *test)
 {
