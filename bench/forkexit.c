@@ -2,10 +2,10 @@
 /*
  * fork()/exit() cost of a process that khugepaged knows (an MADV_HUGEPAGE
  * mapping touched), under each promotion policy named on the command line,
- * interleaved: "off means upstream" for the fork and exit paths (review
- * finding C2). Per policy and round one JSON line: microseconds per
- * fork + exit + wait, and the kmalloc-512 slab objects before and after
- * (when /proc/slabinfo exists). Run as root in the guest:
+ * interleaved: "off means upstream" for the fork and exit paths. Per
+ * policy and round one JSON line: microseconds per fork + exit + wait,
+ * and the kmalloc-512 slab objects before and after (when /proc/slabinfo
+ * exists). Run as root in the guest:
  *
  *   forkexit [-n FORKS] [-r ROUNDS] POLICY...
  */

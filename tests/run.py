@@ -52,11 +52,11 @@ BOOT_TIMEOUT_S = 1200
 # disk QEMU throttles (an O_DIRECT read stays in flight). The release kernel
 # runs upstream's THP tests: khugepaged with HawkEye off (stock behaviour),
 # then all of them with pre-zeroing and bloat recovery on: HawkEye on must
-# not change what upstream sees. Upstream's suites left the KASAN boot (the
-# issue's rule: move them, keep KASAN on ours): split_huge_page_test's 36
+# not change what upstream sees. Upstream's suites run outside the KASAN
+# boot, which keeps ours: split_huge_page_test's 36
 # million one-byte write()s took about 15 minutes there, cow about 3, and
 # khugepaged's collapse_compound_extreme holds up to 1 GB of partly mapped
-# THPs, more than one node of that guest has (CI: "Failed to allocate huge
+# THPs, more than one node of that guest has ("Failed to allocate huge
 # page" with HawkEye off).
 # transhuge-stress runs last in the KASAN boot: the free memory it left
 # behind was fragmented (FMFI 60 % in a CI-like run), and the

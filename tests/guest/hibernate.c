@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Review finding A1: pre-zeroed marks across hibernation. The memmap (and
+ * Pre-zeroed marks across hibernation. The memmap (and
  * with it PG_zeroed) is in the image, the free pages are not, and a
  * freshly booted kernel that loads the image back uses free memory as it
  * likes first (its own boot, the pages it stages the image in): a page

@@ -669,9 +669,8 @@ TEST_F_TIMEOUT(prezero, paced_fault_wakes_the_idle_thread, 300)
 }
 
 /*
- * Paced, a thread whose CPU is otherwise idle keeps to idle_rate (review
- * finding C5): the memory bandwidth it takes is its node's, and an idle
- * CPU was no limit at all. What it zeroed in the time measured is bounded
+ * Paced, a thread whose CPU is otherwise idle keeps to idle_rate: the
+ * memory bandwidth it takes is its node's, and an idle CPU is no limit. What it zeroed in the time measured is bounded
  * from above, which a slower or busier machine only makes easier.
  */
 TEST_F_TIMEOUT(prezero, paced_zeroing_keeps_to_its_rates, 300)

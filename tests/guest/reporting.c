@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Pre-zeroing beside free page reporting (virtio-balloon,
- * free-page-reporting=on; scripts/vm-run --balloon). Review finding C4:
+ * free-page-reporting=on; scripts/vm-run --balloon). Free page
  * reporting gives free 2 MB blocks back to the host and drops their zero
- * mark; a zeroing thread that zeroed them again took the memory back from
- * the host, and the next report gave it back again, round and round. Now
- * reporting leaves zeroed blocks alone: the pool stays (up to
+ * mark; a zeroing thread that zeroed them again would take the memory
+ * back from the host, and the next report would give it back, round and
+ * round. So reporting leaves zeroed blocks alone: the pool stays (up to
  * prezero/target_mb, by default a quarter of memory), the zeroing settles
  * to what the workload frees, faults take the pool, and reporting gives
  * the rest of free memory back.

@@ -2,7 +2,7 @@
 
 Pre-zeroed pages skip folio_zero_user()/clear_user_highpage(), which on
 architectures with aliasing data caches also do the cache maintenance a
-user mapping needs (review finding A4). HawkEye is therefore offered only
+user mapping needs. HawkEye is therefore offered only
 on x86-64 and arm64, whose data caches do not alias. Kconfig runs for a
 foreign ARCH without its compiler (options that probe the compiler just
 come out off), so `allyesconfig` shows what each architecture may build.

@@ -3,7 +3,7 @@ host: event resolution for known CPU models (libpfm4 told which PMU to
 assume), the overhead arithmetic from recorded counter values (replay),
 multiplexing, the no-PMU path, permission errors, PID reuse and the
 descriptor limit. What it does with real counters needs a machine with a
-PMU (see the issue's closing note)."""
+PMU, which TCG guests do not have."""
 import contextlib
 import os
 import pathlib
