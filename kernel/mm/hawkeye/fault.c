@@ -94,38 +94,6 @@ int hawkeye_prezero_set_fault_clear(unsigned int mode)
 	return 0;
 }
 
-#ifdef CONFIG_DEBUG_VM
-/*
- * A page handed out as pre-zeroed of @order must be zero. A pre-zeroed
- * page that is not zero is a lost write or a stale mark: warn once and
- * zero it. The first and last cache line of each subpage only:
- * cheap enough for every fault of a debug kernel, and what was written
- * over a zeroed page (a hibernation image, a stray store) shows there too.
- */
-static void hawkeye_check_zeroed(struct page *page, unsigned int order)
-{
-	unsigned long i;
-
-	for (i = 0; i < (1UL << order); i++) {
-		u8 *addr = kmap_local_page(page + i);
-		bool zero = !memchr_inv(addr, 0, L1_CACHE_BYTES) &&
-			    !memchr_inv(addr + PAGE_SIZE - L1_CACHE_BYTES, 0,
-					L1_CACHE_BYTES);
-
-		kunmap_local(addr);
-		if (!zero) {
-			VM_WARN_ONCE(1, "hawkeye: pre-zeroed pfn %#lx is not zero\n",
-				     page_to_pfn(page + i));
-			clear_highpage(page + i);
-		}
-	}
-}
-#else
-static inline void hawkeye_check_zeroed(struct page *page, unsigned int order)
-{
-}
-#endif
-
 /*
  * The fault_{prezeroed,sync_zero}_{4k,2m} counters, and per size
  * (mTHP and 2 MB) the hawkeye_fault_{prezeroed,sync_zero} files in
@@ -174,6 +142,6 @@ bool __zeroed_page_needs_init(struct page *page, unsigned int order, gfp_t gfp,
 	if (gfp & __GFP_MOVABLE)
 		prezero_count_zeroing(page, order, zeroed);
 	if (zeroed)
-		hawkeye_check_zeroed(page, order);
+		zeroed_page_check(page, order);
 	return !zeroed;
 }

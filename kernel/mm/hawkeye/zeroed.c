@@ -14,6 +14,7 @@
  */
 #define pr_fmt(fmt) "hawkeye: " fmt
 
+#include <linux/highmem.h>
 #include <linux/memory_hotplug.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
@@ -21,7 +22,6 @@
 #include <linux/slab.h>
 
 #include "../internal.h"
-#include "hawkeye.h"
 #include "zeroed.h"
 
 /*
@@ -42,6 +42,37 @@
 
 /* Serialises making and replacing indexes. */
 static DEFINE_MUTEX(zeroed_index_mutex);
+
+#ifdef CONFIG_DEBUG_VM
+/**
+ * zeroed_page_check - check a page handed out as pre-zeroed
+ * @page: the first page of the allocation
+ * @order: its order
+ *
+ * A pre-zeroed page that is not zero is a lost write or a stale mark: warn
+ * once and zero it. The first and last cache line of each subpage only:
+ * cheap enough for every fault of a debug kernel, and what was written
+ * over a zeroed page (a hibernation image, a stray store) shows there too.
+ */
+void zeroed_page_check(struct page *page, unsigned int order)
+{
+	unsigned long i;
+
+	for (i = 0; i < (1UL << order); i++) {
+		u8 *addr = kmap_local_page(page + i);
+		bool zero = !memchr_inv(addr, 0, L1_CACHE_BYTES) &&
+			    !memchr_inv(addr + PAGE_SIZE - L1_CACHE_BYTES, 0,
+					L1_CACHE_BYTES);
+
+		kunmap_local(addr);
+		if (!zero) {
+			VM_WARN_ONCE(1, "hawkeye: pre-zeroed pfn %#lx is not zero\n",
+				     page_to_pfn(page + i));
+			clear_highpage(page + i);
+		}
+	}
+}
+#endif
 
 static int *zeroed_ring(struct zeroed_index *zi, unsigned int order)
 {

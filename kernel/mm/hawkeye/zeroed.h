@@ -57,6 +57,13 @@ bool zeroed_index_add(struct zone *zone, struct page *page, unsigned int order);
 struct page *zeroed_index_take(struct zone *zone, unsigned int order, int mt);
 bool __zeroed_page_needs_init(struct page *page, unsigned int order, gfp_t gfp,
 			      bool init, bool zeroed);
+#ifdef CONFIG_DEBUG_VM
+void zeroed_page_check(struct page *page, unsigned int order);
+#else
+static inline void zeroed_page_check(struct page *page, unsigned int order)
+{
+}
+#endif
 
 /* An entry for the block of @order at @pfn, if an int holds it. */
 static inline bool zeroed_index_entry(struct zeroed_index *zi, unsigned long pfn,
