@@ -100,18 +100,30 @@ knob_test_find(struct kunit *test, const char *dir, const char *name)
 	return NULL;
 }
 
-#ifdef CONFIG_HAWKEYE_DEBLOAT
-/* The rules between knobs: high_pct stays above low_pct ... */
-static void knob_test_watermarks(struct kunit *test)
+/*
+ * The rules between knobs: storing @val in @dir/@name, which would break
+ * one, is refused with -EINVAL, and *@value, the knob's, stays as it was.
+ */
+static void __maybe_unused knob_test_rule(struct kunit *test, const char *dir,
+					  const char *name, unsigned long val,
+					  const unsigned int *value)
 {
-	struct hawkeye_knob *k = knob_test_find(test, "debloat", "high_pct");
-	struct hawkeye_debloat_params debloat = hawkeye_debloat;
+	struct hawkeye_knob *k = knob_test_find(test, dir, name);
+	unsigned int before = *value;
 	char buf[24];
 
 	KUNIT_ASSERT_NOT_NULL(test, k);
-	snprintf(buf, sizeof(buf), "%u", debloat.low_pct);
+	snprintf(buf, sizeof(buf), "%lu", val);
 	KUNIT_EXPECT_EQ(test, knob_test_store(k, buf), -EINVAL);
-	KUNIT_EXPECT_EQ(test, hawkeye_debloat.high_pct, debloat.high_pct);
+	KUNIT_EXPECT_EQ(test, *value, before);
+}
+
+#ifdef CONFIG_HAWKEYE_DEBLOAT
+/* high_pct stays above low_pct ... */
+static void knob_test_watermarks(struct kunit *test)
+{
+	knob_test_rule(test, "debloat", "high_pct", hawkeye_debloat.low_pct,
+		       &hawkeye_debloat.high_pct);
 }
 #endif
 
@@ -119,15 +131,9 @@ static void knob_test_watermarks(struct kunit *test)
 /* ... the sample window is shorter than the scan period ... */
 static void knob_test_window(struct kunit *test)
 {
-	struct hawkeye_knob *k = knob_test_find(test, "promote", "sample_window_ms");
-	struct hawkeye_promote_params promote = hawkeye_promote;
-	char buf[24];
-
-	KUNIT_ASSERT_NOT_NULL(test, k);
-	snprintf(buf, sizeof(buf), "%u", promote.scan_period_ms);
-	KUNIT_EXPECT_EQ(test, knob_test_store(k, buf), -EINVAL);
-	KUNIT_EXPECT_EQ(test, hawkeye_promote.sample_window_ms,
-			promote.sample_window_ms);
+	knob_test_rule(test, "promote", "sample_window_ms",
+		       hawkeye_promote.scan_period_ms,
+		       &hawkeye_promote.sample_window_ms);
 }
 #endif
 
@@ -135,15 +141,9 @@ static void knob_test_window(struct kunit *test)
 /* ... and the zeroed pool fits in memory. */
 static void knob_test_target(struct kunit *test)
 {
-	struct hawkeye_knob *k = knob_test_find(test, "prezero", "target_mb");
-	unsigned int target_mb = hawkeye_prezero.target_mb;
-	char buf[24];
-
-	KUNIT_ASSERT_NOT_NULL(test, k);
-	snprintf(buf, sizeof(buf), "%lu",
-		 (totalram_pages() >> (20 - PAGE_SHIFT)) + 1);
-	KUNIT_EXPECT_EQ(test, knob_test_store(k, buf), -EINVAL);
-	KUNIT_EXPECT_EQ(test, hawkeye_prezero.target_mb, target_mb);
+	knob_test_rule(test, "prezero", "target_mb",
+		       (totalram_pages() >> (20 - PAGE_SHIFT)) + 1,
+		       &hawkeye_prezero.target_mb);
 }
 #endif
 
