@@ -3,9 +3,9 @@
  * Pre-zeroing's side of the fault path. A page that leaves the allocator
  * pre-zeroed skips zeroing: it is counted (and, with CONFIG_DEBUG_VM,
  * checked); one that does not is zeroed as upstream does, and wakes its
- * node's paced zeroing thread. A huge folio that was not pre-zeroed is
- * cleared as prezero/fault_clear says: the baselines pre-zeroing is
- * measured against.
+ * node's paced zeroing thread. folio_zero_user() (hugetlb, and anonymous
+ * huge faults with pre-zeroing off) clears a huge folio as
+ * prezero/fault_clear says: the baselines pre-zeroing is measured against.
  *
  * See Documentation/admin-guide/mm/hawkeye.rst.
  */
@@ -14,7 +14,6 @@
 #include <linux/huge_mm.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
-#include <linux/string.h>
 
 #include "hawkeye.h"
 #include "zeroed.h"
@@ -43,7 +42,7 @@ static void fault_clear_range(struct folio *folio, long start, long end, bool nt
 
 /**
  * __hawkeye_folio_zero_user - clear a huge folio as prezero/fault_clear says
- * @folio: the folio, not pre-zeroed
+ * @folio: the huge folio to clear
  * @addr_hint: the faulting address
  *
  * 1 is Linux 7.0's folio_zero_user(): three contiguous ranges, each with
@@ -75,7 +74,7 @@ bool __hawkeye_folio_zero_user(struct folio *folio, unsigned long addr_hint)
 }
 
 /**
- * hawkeye_prezero_set_fault_clear - choose how huge page faults clear
+ * hawkeye_prezero_set_fault_clear - choose how folio_zero_user() clears
  * @mode: an enum fault_clear; sysfs checked its bounds
  *
  * Return: 0.

@@ -46,8 +46,9 @@ struct vm_fault;
 
 /*
  * HawkEye's event counters, /sys/kernel/mm/hawkeye/stats/<name> (the names
- * are in sysfs.c). Those memory.stat reports per cgroup are vm events
- * instead (HAWKEYE_* in vm_event_item.h): memcg counts nothing else.
+ * are in sysfs.c). A counter memory.stat is to report per cgroup is a
+ * vm event instead (HAWKEYE_* in vm_event_item.h): memcg counts nothing
+ * else.
  */
 enum hawkeye_stat_item {
 #ifdef CONFIG_HAWKEYE_PREZERO
@@ -258,7 +259,7 @@ struct hawkeye_prezero_params {
 	unsigned int fault_clear;	/* how a THP fault clears: enum fault_clear */
 };
 
-/* How a huge page fault clears its folio when it was not pre-zeroed. */
+/* How folio_zero_user() clears a huge folio (prezero/fault_clear). */
 enum fault_clear {
 	FAULT_CLEAR_UPSTREAM,		/* 6.12's: 4 KB at a time, toward the fault */
 	FAULT_CLEAR_SEQUENTIAL,		/* 7.0's: whole contiguous ranges */

@@ -14,7 +14,7 @@
  * are short of free memory.
  *
  * fault.c has the fault's side: pre-zeroed pages handed out and counted,
- * and how a huge page fault clears a folio that was not.
+ * and how folio_zero_user() clears a huge folio (fault_clear).
  *
  * See Documentation/admin-guide/mm/hawkeye.rst.
  */

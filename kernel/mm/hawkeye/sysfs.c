@@ -341,7 +341,7 @@ static ssize_t fmfi_show(struct kobject *kobj, struct kobj_attribute *attr,
 static struct kobj_attribute fmfi_attr = __ATTR_RO(fmfi);
 #endif
 
-/* Room for the files of a directory (promote's twelve) and a NULL. */
+/* Room for the files of the largest directory and a NULL. */
 #define KNOB_DIR_FILES	16
 
 /*

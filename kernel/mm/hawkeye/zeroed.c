@@ -20,6 +20,7 @@
 #include <linux/mmzone.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 
 #include "../internal.h"
 #include "zeroed.h"
