@@ -16,7 +16,7 @@ HISTORY = re.compile(
     r"\bissues? #?\d+\b"
     r"|\b(?:the|this|that) issue'?s?\b"
     r"|\breview findings?\b"
-    r"|\bfindings? [A-D]\d+\b"
+    r"|\bfindings? [A-D]\d+\b|\breview [A-D]\d+\b"
     r"|\bmm-review\b|\bstructure-2026\b"
     r"|\bwork(?:ing)? sessions?\b|\bsessions? \d+\b"
     r"|\bstops? \d+\b"
@@ -53,7 +53,8 @@ def test_pattern_catches_history():
     n = str(17)
     for s in ("as issue " + n + " asked", "review finding C4", "(finding A1)",
               "in session " + n, "stop " + n + " landed", "the last submission",
-              "no machine was lent", "(CI: it timed out)", "see the issue's note"):
+              "no machine was lent", "(CI: it timed out)", "see the issue's note",
+              "(mm review C2)"):
         assert HISTORY.search(s), s
     for s in ("the crun session keyring", "an issue with THP", "round 2's",
               "the findings below", "stop the thread", "bus stops"):
